@@ -1,0 +1,451 @@
+package io.uform;
+
+import java.lang.ref.Cleaner;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
+
+import io.uform.UformException.Status;
+import io.uform.host.CpuClasses;
+import io.uform.host.DeferredCalls;
+import io.uform.host.HostPlacement;
+import io.uform.host.HostPool;
+import io.uform.host.NumaDomain;
+import io.uform.host.NumaTopology;
+import io.uform.host.ThreadPinner;
+
+/**
+ * The threads (or streams) work runs on, shared across models: an executor owns host threads or
+ * device streams and the activation scratch; a model owns weights. Keeping them apart lets one
+ * executor serve several models and makes the cost of spawning threads visible at the line that
+ * makes the executor.
+ *
+ * <h2>Making one</h2>
+ * {@link #forRam(ExecutorForRamConfig)} spawns host threads; {@link #forVram(ExecutorForVramConfig)}
+ * opens GPU streams; {@link #onPool(long, ExecutorOnPoolConfig)} would borrow a foreign pool and
+ * reports unsupported, as uform does.
+ *
+ * <h2>Running work</h2>
+ * A <em>fork</em> runs a task over the executor's threads and returns when every thread is done; the
+ * thread that calls it takes part as thread 0. {@link #forThreads} runs once per thread;
+ * {@link #forN} hands each thread one static slice of the indices; {@link #forNDynamic} hands out
+ * indices one at a time for uneven work; {@link #forSlices} gives each thread its slice as one call.
+ * Forks from many threads at once are served one after another in arrival order. A fork started
+ * from inside a task of the same executor runs inline on the current thread (see {@link HostPool}).
+ * If tasks throw, the fork throws the first failure with the others suppressed into it; the executor
+ * stays usable.
+ *
+ * <p>A <em>deferred call</em> ({@link #defer(Callable)}) runs later, in submission order, one at a
+ * time, and may itself fork over all the threads. At most {@code deferredLimit} are in flight;
+ * beyond that {@code defer} waits for a slot (or, with a wait limit, is rejected).
+ *
+ * <h2>Lifecycle</h2>
+ * {@code RUNNING → DRAINING → RUNNING} around {@link #drain(Mood)}, and {@code → FREED} with
+ * {@link #free()}. After {@code free} every call that runs or submits work fails with
+ * {@link Status#FREED}; {@link #statistics()} still answers. An executor nobody references is freed
+ * by the garbage collector eventually; {@code free} (or try-with-resources) frees it now.
+ */
+public final class Executor implements AutoCloseable {
+
+	/** What an executor drives. */
+	public enum Kind {
+		/** Host threads, for RAM-resident models. */
+		RAM,
+		/** GPU streams, for VRAM-resident models. */
+		VRAM
+	}
+
+	/** Where an executor is in its lifecycle. */
+	public enum State {
+		/** Accepting and running work. */
+		RUNNING,
+		/** A {@link #drain(Mood)} is waiting for submitted work to finish. */
+		DRAINING,
+		/** Freed: threads joined, nothing more runs. */
+		FREED
+	}
+
+	private static final Cleaner CLEANER = Cleaner.create(Executors.defaultThreadFactory());
+
+	private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+	private final Resources resources;
+
+	private final Kind kind;
+
+	private final HostPlacement placement;
+
+	private final AtomicInteger draining = new AtomicInteger();
+
+	private Executor(Kind kind, HostPlacement placement, ThreadPinner pinner) {
+		this.kind = kind;
+		this.placement = placement;
+		this.resources = new Resources(kind.name().toLowerCase() + "-" + SEQUENCE.incrementAndGet(), placement, pinner);
+		CLEANER.register(this, this.resources);
+	}
+
+	/**
+	 * Spawns host threads for RAM-resident models. Absent config fields are derived from the machine.
+	 * @param config where the threads go, how many, how many deferred calls
+	 * @return a running executor; free it when done
+	 * @throws UformException {@link Status#INVALID_ARGUMENT} naming the bad field and value
+	 */
+	public static Executor forRam(ExecutorForRamConfig config) {
+		Objects.requireNonNull(config, "config; use ExecutorForRamConfig.defaults() for all defaults");
+		HostPlacement placement = HostPlacement.resolve(config, NumaTopology.system(), CpuClasses.system(),
+				Runtime.getRuntime().availableProcessors());
+		return new Executor(Kind.RAM, placement, ThreadPinner.unavailable("pinning is not built into this version"));
+	}
+
+	/**
+	 * Spawns host threads with every field derived from the machine.
+	 * @return a running executor
+	 */
+	public static Executor forRam() {
+		return forRam(ExecutorForRamConfig.defaults());
+	}
+
+	/**
+	 * Opens one stream per device for VRAM-resident models.
+	 * @param config which devices, streams and scratch
+	 * @return never, in this version
+	 * @throws UformException {@link Status#NO_DEVICE} when this process sees no GPU;
+	 *         {@link Status#UNSUPPORTED} where GPUs exist, until VRAM executors are built
+	 */
+	public static Executor forVram(ExecutorForVramConfig config) {
+		Objects.requireNonNull(config, "config; use ExecutorForVramConfig.defaults() for all defaults");
+		List<GpuDevice> devices = Uform.gpuDevices();
+		if (devices.isEmpty()) {
+			throw new UformException(Status.NO_DEVICE, "No GPU found for a VRAM executor: this process sees no NVIDIA "
+					+ "(libcuda.so.1) or AMD (amdkfd) device. Check nvidia-smi or rocm-smi and CUDA_VISIBLE_DEVICES / "
+					+ "ROCR_VISIBLE_DEVICES, or run the model on Executor.forRam()");
+		}
+		throw new UformException(Status.UNSUPPORTED, "VRAM executors (GPU streams and scratch) are not built yet in "
+				+ "this version; found " + devices.size() + " GPU(s) via Uform.gpuDevices(). Use Executor.forRam() meanwhile");
+	}
+
+	/**
+	 * Borrows a ForkUnion {@code fu_pool_t} by address, which uform reports unsupported until
+	 * borrowing is designed.
+	 * @param pool the pool's address
+	 * @param config its placement
+	 * @return never
+	 * @throws UformException always, {@link Status#UNSUPPORTED}
+	 */
+	public static Executor onPool(long pool, ExecutorOnPoolConfig config) {
+		throw new UformException(Status.UNSUPPORTED, "Executor.onPool borrows a ForkUnion pool by address, which "
+				+ "uform reports unsupported until borrowing is designed; use Executor.forRam() to own the threads instead");
+	}
+
+	/**
+	 * What this executor drives.
+	 * @return RAM or VRAM
+	 */
+	public Kind kind() {
+		return this.kind;
+	}
+
+	/**
+	 * The executor's name, which its threads' names start with after {@code uform-}.
+	 * @return a name like {@code ram-1}
+	 */
+	public String name() {
+		return this.resources.name;
+	}
+
+	/**
+	 * Threads taking part in a fork, the caller included.
+	 * @return at least 1
+	 */
+	public int threads() {
+		return this.placement.threads();
+	}
+
+	/**
+	 * How many memory domains the threads span; a task's colocation is below this.
+	 * @return at least 1
+	 */
+	public int colocations() {
+		return this.placement.colocations();
+	}
+
+	/**
+	 * Runs a task once on every thread.
+	 * @param task gets the thread index and its colocation
+	 */
+	public void forThreads(ThreadTask task) {
+		Objects.requireNonNull(task, "task");
+		pool().forThreads(task);
+	}
+
+	/**
+	 * Runs indices {@code 0..n-1}, each thread one contiguous static slice (sizes differ by at most one).
+	 * @param n how many indices, 0 or more
+	 * @param task gets the index, the thread and its colocation
+	 */
+	public void forN(int n, ProngTask task) {
+		checkCount(n);
+		Objects.requireNonNull(task, "task");
+		pool().forN(n, task);
+	}
+
+	/**
+	 * Runs indices {@code 0..n-1} in static slices.
+	 * @param n how many indices, 0 or more
+	 * @param task gets the index
+	 */
+	public void forN(int n, IntConsumer task) {
+		Objects.requireNonNull(task, "task");
+		forN(n, (index, thread, colocation) -> task.accept(index));
+	}
+
+	/**
+	 * Runs indices {@code 0..n-1} handed out one at a time, so threads that finish early take more.
+	 * @param n how many indices, 0 or more
+	 * @param task gets the index, the thread and its colocation
+	 */
+	public void forNDynamic(int n, ProngTask task) {
+		checkCount(n);
+		Objects.requireNonNull(task, "task");
+		pool().forNDynamic(n, task);
+	}
+
+	/**
+	 * Runs indices {@code 0..n-1} handed out one at a time.
+	 * @param n how many indices, 0 or more
+	 * @param task gets the index
+	 */
+	public void forNDynamic(int n, IntConsumer task) {
+		Objects.requireNonNull(task, "task");
+		forNDynamic(n, (index, thread, colocation) -> task.accept(index));
+	}
+
+	/**
+	 * Runs indices {@code 0..n-1} as one call per thread with its static slice; threads with an empty
+	 * slice are not called.
+	 * @param n how many indices, 0 or more
+	 * @param task gets the slice's first index and length, the thread and its colocation
+	 */
+	public void forSlices(int n, SliceTask task) {
+		checkCount(n);
+		Objects.requireNonNull(task, "task");
+		pool().forSlices(n, task);
+	}
+
+	/**
+	 * Submits a deferred call, waiting for a slot if {@code deferredLimit} calls are in flight.
+	 * @param <T> the result type
+	 * @param call the call; it runs on the executor's deferred thread and may fork
+	 * @return completed with the call's result, or exceptionally with what it threw
+	 * @throws UformException {@link Status#FREED} after {@link #free()}
+	 */
+	public <T> CompletableFuture<T> defer(Callable<T> call) {
+		return defer(call, null);
+	}
+
+	/**
+	 * Submits a deferred call that returns nothing.
+	 * @param call the call
+	 * @return completed when the call has run
+	 */
+	public CompletableFuture<Void> defer(Runnable call) {
+		Objects.requireNonNull(call, "call");
+		return defer(() -> {
+			call.run();
+			return null;
+		}, null);
+	}
+
+	/**
+	 * Submits a deferred call, waiting at most {@code maxWait} for a slot.
+	 * @param <T> the result type
+	 * @param call the call
+	 * @param maxWait longest wait for a slot; {@link Duration#ZERO} rejects at once when all are
+	 *        taken; {@code null} waits as long as it takes
+	 * @return completed with the call's result, or exceptionally with what it threw
+	 * @throws UformException {@link Status#TIMEOUT} when no slot freed in time (the call was not
+	 *         submitted); {@link Status#FREED} after {@link #free()}
+	 */
+	public <T> CompletableFuture<T> defer(Callable<T> call, Duration maxWait) {
+		checkNotFreed();
+		if (maxWait != null && maxWait.isNegative()) {
+			throw UformException.invalid("maxWait", maxWait, "must be zero (reject at once) or positive, or null to wait");
+		}
+		return this.resources.deferred.submit(call, maxWait);
+	}
+
+	/**
+	 * Waits for every call submitted so far, then idles threads in {@link Mood#PARKED}.
+	 */
+	public void drain() {
+		drain(Mood.PARKED);
+	}
+
+	/**
+	 * Waits for every call submitted so far (deferred calls, and any fork in progress), then idles
+	 * the threads in the given mood.
+	 * @param mood {@link Mood#PARKED} to use no CPU when idle, {@link Mood#GRINDING} to spin for the
+	 *        lowest wake-up latency
+	 * @throws UformException {@link Status#INVALID_ARGUMENT} from inside a task or deferred call of
+	 *         this executor, which would wait for itself
+	 */
+	public void drain(Mood mood) {
+		Objects.requireNonNull(mood, "mood");
+		checkNotFreed();
+		if (pool().isInsideTask()) {
+			throw new UformException(Status.INVALID_ARGUMENT, "drain() was called from inside a task of executor '"
+					+ name() + "', which would wait for itself; call it after the fork returns");
+		}
+		this.draining.incrementAndGet();
+		try {
+			this.resources.deferred.awaitSubmitted();
+			pool().awaitIdle();
+			pool().setMood(mood);
+		}
+		finally {
+			this.draining.decrementAndGet();
+		}
+	}
+
+	/**
+	 * Runs every deferred call still queued, joins every thread and releases the executor. A second
+	 * call does nothing. Safe to call from any thread but the executor's own.
+	 * @throws UformException {@link Status#INVALID_ARGUMENT} from inside a task or deferred call of
+	 *         this executor, which would wait for itself
+	 */
+	public void free() {
+		if (this.resources.freeing.get()) {
+			return;
+		}
+		if (this.resources.deferred.isRunnerThread() || this.resources.pool.isInsideTask()) {
+			throw new UformException(Status.INVALID_ARGUMENT, "free() was called from inside a task or deferred call of "
+					+ "executor '" + name() + "', which would wait for itself; free it from outside the executor");
+		}
+		this.resources.run();
+	}
+
+	/** Same as {@link #free()}, for try-with-resources. */
+	@Override
+	public void close() {
+		free();
+	}
+
+	/**
+	 * A snapshot of state and counters; answers after {@link #free()} too.
+	 * @return the snapshot
+	 */
+	public ExecutorStatistics statistics() {
+		DeferredCalls deferred = this.resources.deferred;
+		HostPool pool = this.resources.pool;
+		State state = (this.resources.freed.get()) ? State.FREED
+				: (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
+		List<Integer> domains = this.placement.domains().stream().map(NumaDomain::id).toList();
+		String pinned = this.resources.pinFailure.get();
+		return new ExecutorStatistics(name(), this.kind, state, pool.mood(), threads(), domains,
+				this.placement.cpuClass(), (pinned == null) ? "pinned" : "not pinned: " + pinned, pool.forks(),
+				deferred.inFlight(), deferred.limit(), deferred.completed(), deferred.failed(), deferred.rejected());
+	}
+
+	@Override
+	public String toString() {
+		ExecutorStatistics stats = statistics();
+		return "Executor[" + stats.name() + ", " + stats.kind() + ", " + stats.state() + ", threads=" + stats.threads()
+				+ ", memoryDomains=" + stats.memoryDomains() + ", cpuClass=" + stats.cpuClass() + ", " + stats.pinning()
+				+ "]";
+	}
+
+	private HostPool pool() {
+		checkNotFreed();
+		return this.resources.pool;
+	}
+
+	private void checkNotFreed() {
+		if (this.resources.freed.get()) {
+			throw new UformException(Status.FREED, "Executor '" + name() + "' was freed; make a new executor to run more work");
+		}
+	}
+
+	private static void checkCount(int n) {
+		if (n < 0) {
+			throw UformException.invalid("n", n, "a fork runs 0 or more indices");
+		}
+	}
+
+	/**
+	 * What an executor owns, kept apart from the {@link Executor} object so that the threads never
+	 * reference it: the {@link Cleaner} can then free an executor nobody holds.
+	 */
+	private static final class Resources implements Runnable {
+
+		final String name;
+
+		final HostPool pool;
+
+		final DeferredCalls deferred;
+
+		/** Set by the first free(); from then on new deferred calls are refused. */
+		final AtomicBoolean freeing = new AtomicBoolean();
+
+		/**
+		 * Set once free() has run the queued calls and joined the threads. Until then forks still run:
+		 * the queued deferred calls that free() runs may fork.
+		 */
+		final AtomicBoolean freed = new AtomicBoolean();
+
+		final AtomicReference<String> pinFailure = new AtomicReference<>();
+
+		Resources(String name, HostPlacement placement, ThreadPinner pinner) {
+			this.name = name;
+			// The caller of a fork is an application thread and is never pinned; workers pin themselves.
+			if (placement.threads() == 1) {
+				this.pinFailure.set("one thread, the caller's, which uform does not pin");
+			}
+			IntConsumer pinSelf = (thread) -> {
+				String failure = pinner.pinCurrentThread(placement.cpusOf(thread));
+				if (failure != null) {
+					this.pinFailure.compareAndSet(null, failure);
+				}
+			};
+			this.pool = new HostPool("uform-" + name, placement.threads(), placement.colocationOfThread(), pinSelf);
+			this.deferred = new DeferredCalls("uform-" + name, placement.deferredLimit());
+		}
+
+		/** Frees once: runs queued deferred calls, then stops the workers. Also the Cleaner's action. */
+		@Override
+		public void run() {
+			if (!this.freeing.compareAndSet(false, true)) {
+				return;
+			}
+			boolean interrupted = false;
+			while (true) {
+				try {
+					this.deferred.free();
+					break;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+			while (true) {
+				try {
+					this.pool.stop();
+					break;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+			this.freed.set(true);
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+}

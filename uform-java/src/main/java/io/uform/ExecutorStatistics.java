@@ -1,0 +1,36 @@
+package io.uform;
+
+import java.util.List;
+
+/**
+ * A snapshot of an executor's state and counters, for observers (metrics, health, the actuator
+ * endpoint). Counters only grow; each field is read separately, so a snapshot taken under load is
+ * approximate across fields but never invents a value.
+ *
+ * @param name the executor's name, which its threads' names start with ({@code uform-ram-1-…})
+ * @param kind RAM or VRAM
+ * @param state running, draining or freed
+ * @param mood what idle threads do
+ * @param threads threads taking part in a fork, its caller included
+ * @param memoryDomains NUMA node ids the threads are spread over; a colocation is an index into it
+ * @param cpuClass the CPU class it dispatches as
+ * @param pinning {@code pinned}, or {@code not pinned: } and why
+ * @param forks forks run so far (nested forks, which run inline, not counted)
+ * @param deferredInFlight deferred calls queued or running now
+ * @param deferredLimit deferred calls tracked at once
+ * @param deferredCompleted deferred calls that returned normally
+ * @param deferredFailed deferred calls that threw
+ * @param deferredRejected deferred calls refused because every slot stayed taken
+ */
+public record ExecutorStatistics(String name, Executor.Kind kind, Executor.State state, Mood mood, int threads,
+		List<Integer> memoryDomains, String cpuClass, String pinning, long forks, int deferredInFlight,
+		int deferredLimit, long deferredCompleted, long deferredFailed, long deferredRejected) {
+
+	/**
+	 * How many memory domains (colocations) the threads span.
+	 * @return at least 1
+	 */
+	public int colocations() {
+		return this.memoryDomains.size();
+	}
+}

@@ -1,0 +1,31 @@
+package io.uform;
+
+import java.util.Objects;
+
+/**
+ * One GPU this process can drive, as {@link Uform#gpuDevices()} lists it. Its position in that list
+ * is the ordinal that {@link ExecutorForVramConfig#devices()} names it by.
+ *
+ * <p>Mirrors {@code uform_gpu_device_t}, plus the {@code uuid} and {@code pciBusId} the vendors give,
+ * so a device can be matched with {@code nvidia-smi}, DCGM or {@code rocm-smi}.
+ *
+ * @param vendor the vendor whose runtime drives the device
+ * @param vendorOrdinal the device's ordinal in its vendor's runtime, as {@code nvidia-smi} or
+ *        {@code rocm-smi} lists it
+ * @param gpuClass the class whose kernels run on it, like {@code nvidia-hopper}; {@code null} when
+ *        uform has no class for this device
+ * @param computeUnits streaming multiprocessors (NVIDIA) or compute units (AMD)
+ * @param memoryBytes device memory in bytes
+ * @param name the vendor's own name for the device
+ * @param uuid the vendor's unique id (NVIDIA {@code GPU-…}); {@code null} where the vendor gives none
+ * @param pciBusId {@code domain:bus:device.function} in hex; {@code null} where unknown
+ */
+public record GpuDevice(GpuVendor vendor, int vendorOrdinal, String gpuClass, int computeUnits,
+		long memoryBytes, String name, String uuid, String pciBusId) {
+
+	/** Checks the fields every device has. */
+	public GpuDevice {
+		Objects.requireNonNull(vendor, "vendor");
+		Objects.requireNonNull(name, "name");
+	}
+}

@@ -1,0 +1,44 @@
+package io.uform;
+
+/**
+ * The runtime that drives a GPU, numbered as uform's {@code uform_gpu_vendor_t} numbers them, so
+ * that {@link #code()} can cross any boundary that speaks the C ABI.
+ */
+public enum GpuVendor {
+	/** A device whose vendor uform does not know. */
+	UNKNOWN(0),
+	/** Driven by CUDA ({@code libcuda.so.1}), described by NVML. */
+	NVIDIA(1),
+	/** Driven by ROCm/HIP; discovered from the amdkfd topology in sysfs. */
+	AMD(2),
+	/** Driven by Metal. */
+	APPLE(3);
+
+	private final int code;
+
+	GpuVendor(int code) {
+		this.code = code;
+	}
+
+	/**
+	 * The number uform's C ABI uses for this vendor.
+	 * @return 0 to 3
+	 */
+	public int code() {
+		return this.code;
+	}
+
+	/**
+	 * The vendor with the given C ABI number.
+	 * @param code a {@code uform_gpu_vendor_t} value
+	 * @return the vendor, or {@link #UNKNOWN} for a number uform does not know
+	 */
+	public static GpuVendor ofCode(int code) {
+		for (GpuVendor vendor : values()) {
+			if (vendor.code == code) {
+				return vendor;
+			}
+		}
+		return UNKNOWN;
+	}
+}

@@ -1,0 +1,81 @@
+package io.uform;
+
+import java.util.Objects;
+
+/**
+ * The one exception every uform call throws: a {@link Status} a program can branch on, and a
+ * message a person can act on (what was wrong, with the value, and how to fix it).
+ *
+ * <p>It mirrors uform's {@code uform_status_t}: each failing C call returns a status and sets a
+ * message; here the two travel together.
+ */
+public class UformException extends RuntimeException {
+
+	private static final long serialVersionUID = 1L;
+
+	/** Why a uform call failed. */
+	public enum Status {
+		/** A config field or argument holds a value uform cannot use; the message names it. */
+		INVALID_ARGUMENT,
+		/** The feature is not available in this build or on this platform. */
+		UNSUPPORTED,
+		/** No GPU the call could use: none present, none visible, or the ordinal does not exist. */
+		NO_DEVICE,
+		/** Host or device memory (or a scratch ceiling) ran out. */
+		OUT_OF_MEMORY,
+		/** A wait ran past its limit: a peer that did not join, a deferred slot that did not free. */
+		TIMEOUT,
+		/** The executor or mesh was freed; nothing can run on it any more. */
+		FREED,
+		/** The GPU driver reported an error; the message carries the driver's own name for it. */
+		DEVICE_ERROR
+	}
+
+	private final Status status;
+
+	/**
+	 * Makes an exception.
+	 * @param status why the call failed
+	 * @param message what was wrong and how to fix it
+	 */
+	public UformException(Status status, String message) {
+		super(message);
+		this.status = Objects.requireNonNull(status, "status");
+	}
+
+	/**
+	 * Makes an exception with a cause.
+	 * @param status why the call failed
+	 * @param message what was wrong and how to fix it
+	 * @param cause the underlying failure
+	 */
+	public UformException(Status status, String message, Throwable cause) {
+		super(message, cause);
+		this.status = Objects.requireNonNull(status, "status");
+	}
+
+	/**
+	 * Why the call failed.
+	 * @return the status, never {@code null}
+	 */
+	public Status status() {
+		return this.status;
+	}
+
+	/**
+	 * Shorthand for an {@link Status#INVALID_ARGUMENT} failure about one named field.
+	 * @param field the config field or argument, as the user spells it
+	 * @param value the value that was given
+	 * @param fix what to do instead
+	 * @return the exception, to be thrown by the caller
+	 */
+	public static UformException invalid(String field, Object value, String fix) {
+		return new UformException(Status.INVALID_ARGUMENT,
+				"Invalid " + field + " = " + value + ": " + fix);
+	}
+
+	@Override
+	public String toString() {
+		return "UformException[" + this.status + "]: " + getMessage();
+	}
+}

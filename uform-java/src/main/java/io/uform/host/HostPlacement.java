@@ -1,0 +1,143 @@
+package io.uform.host;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import io.uform.ExecutorForRamConfig;
+import io.uform.UformException;
+
+/**
+ * Where the threads of a host executor go, resolved from a config and the machine: which NUMA
+ * domains, how many threads, which domain (colocation) each thread belongs to, which CPU class to
+ * dispatch as, and how many deferred calls to track. Every absent field is derived here and every
+ * given one validated, with messages that name the field, the value and the fix.
+ *
+ * @param domains the domains the threads are spread over, in config order
+ * @param threads threads taking part in a fork, the caller included
+ * @param colocationOfThread for each thread, the index of its domain in {@code domains}
+ * @param cpuClass the CPU class to dispatch as
+ * @param deferredLimit deferred calls tracked at once
+ */
+public record HostPlacement(List<NumaDomain> domains, int threads, int[] colocationOfThread, String cpuClass,
+		int deferredLimit) {
+
+	/** The most threads one executor may have; far beyond any machine's cores, short of exhausting memory. */
+	public static final int MAX_THREADS = 4096;
+
+	/**
+	 * Resolves a RAM executor's config.
+	 * @param config the config, fields possibly absent
+	 * @param topology the machine's NUMA domains
+	 * @param cpuClasses the machine's CPU classes
+	 * @param availableProcessors the JVM's CPU count (it includes container quotas)
+	 * @return the placement
+	 * @throws UformException {@code INVALID_ARGUMENT} naming the first bad field
+	 */
+	public static HostPlacement resolve(ExecutorForRamConfig config, NumaTopology topology, CpuClasses cpuClasses,
+			int availableProcessors) {
+		List<NumaDomain> domains = resolveDomains(config.memoryDomains(), topology);
+		int cores = Math.min(domains.stream().mapToInt(NumaDomain::cpuCount).sum(), Math.max(1, availableProcessors));
+		int threads = resolveThreads(config.threads(), cores);
+		int deferredLimit = resolveDeferredLimit(config.deferredLimit());
+		String cpuClass = cpuClasses.resolve("cpuClass", config.cpuClass());
+		return new HostPlacement(List.copyOf(domains), threads, spread(threads, domains), cpuClass, deferredLimit);
+	}
+
+	/**
+	 * The thread count an absent {@code threads} derives: 7/8 of the cores, leaving one in eight to the
+	 * JVM's own threads (GC, JIT, I/O); below 8 cores that is all of them.
+	 * @param cores cores the executor's domains carry
+	 * @return at least 1
+	 */
+	public static int defaultThreads(int cores) {
+		return Math.max(1, cores - cores / 8);
+	}
+
+	private static List<NumaDomain> resolveDomains(List<Integer> requested, NumaTopology topology) {
+		if (requested == null) {
+			return topology.domains();
+		}
+		String known = topology.domains().stream().map((domain) -> String.valueOf(domain.id())).toList().toString();
+		if (requested.isEmpty()) {
+			throw UformException.invalid("memoryDomains", "[]",
+					"name at least one NUMA node, or leave it unset to use every node; nodes here: " + known);
+		}
+		List<NumaDomain> domains = new ArrayList<>();
+		Set<Integer> seen = new HashSet<>();
+		for (Integer id : requested) {
+			if (id == null) {
+				throw UformException.invalid("memoryDomains", requested, "holds a null entry; list NUMA node ids from " + known);
+			}
+			if (!seen.add(id)) {
+				throw UformException.invalid("memoryDomains", requested, "names node " + id + " twice; list each node once");
+			}
+			domains.add(topology.domain(id)
+				.orElseThrow(() -> UformException.invalid("memoryDomains", requested, "node " + id
+						+ " does not exist or has no CPU this process may use; use nodes from " + known
+						+ " (as listed in /sys/devices/system/node), or leave it unset for all of them")));
+		}
+		return domains;
+	}
+
+	private static int resolveThreads(Integer requested, int cores) {
+		if (requested == null) {
+			return defaultThreads(cores);
+		}
+		if (requested < 1) {
+			throw UformException.invalid("threads", requested, "must be at least 1 (it counts the thread that calls a fork); "
+					+ "leave it unset for " + defaultThreads(cores) + ", 7/8 of the " + cores + " cores here");
+		}
+		if (requested > MAX_THREADS) {
+			throw UformException.invalid("threads", requested, "must be at most " + MAX_THREADS + "; this machine's domains carry "
+					+ cores + " cores, so leave it unset for " + defaultThreads(cores));
+		}
+		return requested;
+	}
+
+	private static int resolveDeferredLimit(Integer requested) {
+		if (requested == null) {
+			return ExecutorForRamConfig.DEFAULT_DEFERRED_LIMIT;
+		}
+		if (requested < 1) {
+			throw UformException.invalid("deferredLimit", requested, "must be at least 1 deferred call in flight; leave it unset for "
+					+ ExecutorForRamConfig.DEFAULT_DEFERRED_LIMIT);
+		}
+		return requested;
+	}
+
+	/** Spreads threads over domains in proportion to their CPUs, in contiguous runs. */
+	private static int[] spread(int threads, List<NumaDomain> domains) {
+		int total = domains.stream().mapToInt(NumaDomain::cpuCount).sum();
+		int[] colocation = new int[threads];
+		for (int t = 0; t < threads; t++) {
+			long position = (long) t * total / threads;
+			int domain = 0;
+			long end = domains.get(0).cpuCount();
+			while (position >= end && domain + 1 < domains.size()) {
+				domain++;
+				end += domains.get(domain).cpuCount();
+			}
+			colocation[t] = domain;
+		}
+		return colocation;
+	}
+
+	/**
+	 * The CPUs a thread belongs on: those of its domain.
+	 * @param thread a thread index
+	 * @return the domain's usable CPUs
+	 */
+	public int[] cpusOf(int thread) {
+		return this.domains.get(this.colocationOfThread[thread]).cpus();
+	}
+
+	/**
+	 * How many domains (colocations) the threads span.
+	 * @return at least 1
+	 */
+	public int colocations() {
+		return this.domains.size();
+	}
+}
