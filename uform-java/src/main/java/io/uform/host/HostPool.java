@@ -293,8 +293,8 @@ public final class HostPool {
 			this.prongTask = prongs;
 			this.sliceTask = slices;
 			FORKS.setOpaque(this, this.forks + 1);
+			this.cursor.setRelease(0);
 			if (this.threads > 1) {
-				this.cursor.setRelease(0);
 				this.pending.setRelease(this.threads - 1);
 				// The volatile write below publishes the descriptor and the two resets above.
 				this.generation.setVolatile(this.generation.getVolatile() + 1);
