@@ -1,0 +1,19 @@
+package io.uform.sample;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+/**
+ * A Spring Boot service that runs its numeric work on the uform RAM executor the starter provides.
+ */
+@SpringBootApplication
+public class SampleApplication {
+
+	/**
+	 * Starts the service.
+	 * @param args command-line arguments, passed to Spring Boot
+	 */
+	public static void main(String[] args) {
+		SpringApplication.run(SampleApplication.class, args);
+	}
+}

@@ -1,0 +1,111 @@
+package io.uform.spring.autoconfigure;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.annotation.Order;
+
+import io.uform.Executor;
+import io.uform.ExecutorForRamConfig;
+import io.uform.UformException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The RAM executor beans made from {@code uform.ram.*}: mapping, customizers, back-off, freeing on
+ * close, and a bad value failing startup with uform's message.
+ */
+class UformAutoConfigurationTest {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(UformAutoConfiguration.class));
+
+	@Test
+	void propertiesBecomeTheConfigAndTheExecutor() {
+		this.contextRunner
+			.withPropertyValues("uform.ram.threads=2", "uform.ram.deferred-limit=16", "uform.ram.memory-domains=0")
+			.run((context) -> {
+				ExecutorForRamConfig config = context.getBean(ExecutorForRamConfig.class);
+				assertThat(config.threads()).isEqualTo(2);
+				assertThat(config.deferredLimit()).isEqualTo(16);
+				assertThat(config.memoryDomains()).containsExactly(0);
+				assertThat(config.cpuClass()).isNull();
+				Executor executor = context.getBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, Executor.class);
+				assertThat(executor.threads()).isEqualTo(2);
+				assertThat(executor.statistics().deferredLimit()).isEqualTo(16);
+			});
+	}
+
+	@Test
+	void absentPropertiesStayAbsentSoTheMachineDecides() {
+		this.contextRunner.run((context) -> {
+			assertThat(context.getBean(ExecutorForRamConfig.class)).isEqualTo(ExecutorForRamConfig.defaults());
+			assertThat(context.getBean(Executor.class).threads()).isPositive();
+		});
+	}
+
+	@Test
+	void customizersApplyInOrder() {
+		this.contextRunner.withPropertyValues("uform.ram.threads=1")
+			.withBean("second", ExecutorForRamConfigCustomizer.class, () -> new Second())
+			.withBean("first", ExecutorForRamConfigCustomizer.class, () -> new First())
+			.run((context) -> assertThat(context.getBean(ExecutorForRamConfig.class).threads()).isEqualTo(4));
+	}
+
+	@Test
+	void userBeansWin() {
+		Executor own = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1));
+		try {
+			this.contextRunner.withBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, Executor.class, () -> own)
+				.run((context) -> assertThat(context.getBean(Executor.class)).isSameAs(own));
+		}
+		finally {
+			own.free();
+		}
+	}
+
+	@Test
+	void canBeTurnedOff() {
+		this.contextRunner.withPropertyValues("uform.ram.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(Executor.class).doesNotHaveBean(ExecutorForRamConfig.class));
+	}
+
+	@Test
+	void theExecutorIsFreedWithTheContext() {
+		Executor[] made = new Executor[1];
+		this.contextRunner.withPropertyValues("uform.ram.threads=2")
+			.run((context) -> made[0] = context.getBean(Executor.class));
+		assertThat(made[0].statistics().state()).isEqualTo(Executor.State.FREED);
+		String prefix = "uform-" + made[0].name() + "-";
+		assertThat(Thread.getAllStackTraces().keySet()).noneMatch((thread) -> thread.getName().startsWith(prefix));
+	}
+
+	@Test
+	void aBadValueFailsStartupNamingTheFieldAndValue() {
+		this.contextRunner.withPropertyValues("uform.ram.threads=0").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(UformException.class)
+				.hasMessageContaining("threads = 0");
+		});
+	}
+
+	@Order(1)
+	static class First implements ExecutorForRamConfigCustomizer {
+
+		@Override
+		public ExecutorForRamConfig customize(ExecutorForRamConfig config) {
+			return config.withThreads(config.threads() + 1);
+		}
+	}
+
+	@Order(2)
+	static class Second implements ExecutorForRamConfigCustomizer {
+
+		@Override
+		public ExecutorForRamConfig customize(ExecutorForRamConfig config) {
+			return config.withThreads(config.threads() * 2);
+		}
+	}
+}
