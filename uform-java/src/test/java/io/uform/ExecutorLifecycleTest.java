@@ -125,6 +125,30 @@ class ExecutorLifecycleTest {
 	}
 
 	@Test
+	void anExecutorNobodyHoldsIsFreedByTheCollector() throws Exception {
+		String prefix = "uform-" + makeAndDropExecutor() + "-";
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (!liveThreads((name) -> name.startsWith(prefix)).isEmpty()) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("threads of a dropped executor still alive: "
+						+ liveThreads((name) -> name.startsWith(prefix)));
+			}
+			System.gc();
+			Thread.sleep(20);
+		}
+	}
+
+	/** Makes an executor, uses it, and lets go of it; returns only its name. */
+	private static String makeAndDropExecutor() {
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(3));
+		executor.forN(10, (index) -> {
+		});
+		executor.defer(() -> {
+		});
+		return executor.name();
+	}
+
+	@Test
 	void statisticsDescribeTheExecutor() {
 		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2).withDeferredLimit(8))) {
 			executor.forN(10, (index) -> {
