@@ -149,6 +149,28 @@ class ExecutorLifecycleTest {
 	}
 
 	@Test
+	void interruptedThreadsStillSleepWhenIdleAndCallersKeepTheirFlag() throws Exception {
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2))) {
+			String prefix = "uform-" + executor.name() + "-worker-";
+			// A task interrupts its own worker; the idle worker must still park, not spin.
+			executor.forThreads((thread, colocation) -> {
+				if (thread == 1) {
+					Thread.currentThread().interrupt();
+				}
+			});
+			awaitWorkersIn(prefix, Set.of(Thread.State.WAITING));
+			// An interrupted caller waits for a long fork and keeps its interrupt flag.
+			Thread.currentThread().interrupt();
+			executor.forThreads((thread, colocation) -> {
+				if (thread == 1) {
+					ExecutorDeferredTest.sleep(20);
+				}
+			});
+			assertThat(Thread.interrupted()).isTrue();
+		}
+	}
+
+	@Test
 	void statisticsDescribeTheExecutor() {
 		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2).withDeferredLimit(8))) {
 			executor.forN(10, (index) -> {

@@ -56,7 +56,9 @@ class SampleApplicationTest {
 
 	@Test
 	void anOutOfRangeLengthIsABadRequest() throws Exception {
-		assertThat(get("/api/dot?length=0").statusCode()).isEqualTo(400);
+		HttpResponse<String> refused = get("/api/dot?length=0");
+		assertThat(refused.statusCode()).isEqualTo(400);
+		assertThat(refused.body()).contains("length must be between 1 and");
 		assertThat(get("/api/dot?length=999999999").statusCode()).isEqualTo(400);
 	}
 

@@ -158,6 +158,8 @@ public final class DeferredCalls {
 			if (next == STOP) {
 				return;
 			}
+			// One call's interrupt of this thread must not leak into the next call.
+			Thread.interrupted();
 			Call<?> call = (Call<?>) next;
 			call.run(this);
 		}

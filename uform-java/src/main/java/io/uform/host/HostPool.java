@@ -342,10 +342,17 @@ public final class HostPool {
 			}
 			else if (now - spinUntil > 0) {
 				this.waitingCaller = Thread.currentThread();
+				boolean interrupted = false;
 				while (remaining.getVolatile() != 0) {
 					LockSupport.park(this);
+					// park() returns at once while the interrupt flag is set: clear it so the wait
+					// sleeps instead of spinning, and restore it for the caller afterwards.
+					interrupted |= Thread.interrupted();
 				}
 				this.waitingCaller = null;
+				if (interrupted) {
+					Thread.currentThread().interrupt();
+				}
 				return;
 			}
 		}
@@ -528,6 +535,9 @@ public final class HostPool {
 				if (System.nanoTime() - spinUntil < 0) {
 					continue;
 				}
+				// A task may have interrupted its worker; the flag means nothing to the pool, and while
+				// set it would make park() return at once and the idle worker spin.
+				Thread.interrupted();
 				this.parked = true;
 				if (generation.getVolatile() == seen && !owner.stopping && owner.mood == Mood.PARKED) {
 					LockSupport.park(owner);
