@@ -1,6 +1,5 @@
 package io.uform;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -37,8 +36,6 @@ class ExecutorPinningTest {
 			assertThat(seen.get(0)).containsExactly(callerBefore);
 			assertThat(executor.statistics().pinning()).isEqualTo("pinned");
 			assertThat(executor.toString()).contains("pinned");
-			System.out.println(executor + " domains " + topology.describe() + "; worker 1 affinity "
-					+ Arrays.toString(seen.get(1)));
 		}
 	}
 
