@@ -101,7 +101,7 @@ public final class Executor implements AutoCloseable {
 		Objects.requireNonNull(config, "config; use ExecutorForRamConfig.defaults() for all defaults");
 		HostPlacement placement = HostPlacement.resolve(config, NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
-		return new Executor(Kind.RAM, placement, ThreadPinner.unavailable("pinning is not built into this version"));
+		return new Executor(Kind.RAM, placement, ThreadPinner.system());
 	}
 
 	/**

@@ -18,10 +18,57 @@ import io.uform.UformException;
  * uform's vocabulary of CPU classes, spelled {@code vendor-name}, and which of them this CPU offers.
  * A class names the instruction sets its kernels use; it is available when every flag it needs is
  * in {@code /proc/cpuinfo} ({@code flags} on x86, {@code Features} on aarch64), whoever made the
- * CPU: an AMD Zen 4 offers {@code intel-icelake} too.
+ * CPU: an AMD Zen 4 offers {@code intel-icelake} too, and an Intel Sapphire Rapids offers
+ * {@code amd-genoa}. The vendor in a name says where the instruction mix first appeared, not who
+ * may run it.
  *
- * <p>Each class includes the flags of the classes before it in its family (x86 or arm), so "best"
- * is the last available one. {@code serial} (plain Java, no SIMD) is always available.
+ * <h2>The vocabulary</h2>
+ * The flag sets follow what the runtime probes of NumKong 7 / SimSIMD 6 test for their dispatch
+ * classes of the same names (see {@code docs/hardware.md}), with three deliberate differences:
+ * <ul>
+ * <li>Classes are cumulative along a chain: each needs the flags of the class it extends, so a
+ * kernel for a class may use everything below it, and "available" stays a plain superset test.</li>
+ * <li>{@code intel-skylake} needs the whole x86-64-v4 set ({@code avx512f bw cd dq vl}), not
+ * {@code avx512f} alone: Xeon Phi (Knights Landing) has AVX-512F without BW/DQ/VL, and Skylake
+ * kernels use byte and word masks.</li>
+ * <li>Classes whose flags Linux does not print in {@code /proc/cpuinfo} are left out, because a
+ * class that can never be detected would only mislead: Granite Rapids AMX-FP16 ({@code amx_fp16}
+ * is hidden on ~6.8 kernels), Sierra Forest AVX-VNNI-INT8 (a KVM-only definition) and AVX10.2
+ * (flag name unverified).</li>
+ * </ul>
+ *
+ * <table>
+ * <caption>Classes, each with the class it extends and the flags it adds</caption>
+ * <tr><th>class</th><th>extends</th><th>adds</th></tr>
+ * <tr><td>{@code serial}</td><td>-</td><td>nothing: plain Java, every CPU</td></tr>
+ * <tr><td>{@code intel-haswell}</td><td>-</td><td>avx2 f16c fma</td></tr>
+ * <tr><td>{@code intel-alderlake}</td><td>intel-haswell</td><td>avx_vnni (AVX2-width int8 dot
+ * products, for CPUs without AVX-512: Alder Lake and later client chips, Sierra Forest; Zen 5
+ * and Sapphire Rapids have it too)</td></tr>
+ * <tr><td>{@code intel-skylake}</td><td>intel-haswell</td><td>avx512f avx512bw avx512cd
+ * avx512dq avx512vl</td></tr>
+ * <tr><td>{@code intel-icelake}</td><td>intel-skylake</td><td>avx512_vnni avx512ifma
+ * avx512_bitalg avx512_vbmi2 avx512_vpopcntdq avx512vbmi</td></tr>
+ * <tr><td>{@code amd-genoa}</td><td>intel-icelake</td><td>avx512_bf16</td></tr>
+ * <tr><td>{@code amd-turin}</td><td>amd-genoa</td><td>avx512_vp2intersect</td></tr>
+ * <tr><td>{@code intel-sapphirerapids}</td><td>amd-genoa</td><td>avx512_fp16</td></tr>
+ * <tr><td>{@code intel-sapphireamx}</td><td>intel-sapphirerapids</td><td>amx_tile amx_bf16
+ * amx_int8 (kernels must still ask Linux for AMX state with {@code arch_prctl} before first
+ * use)</td></tr>
+ * <tr><td>{@code arm-neon}</td><td>-</td><td>asimd (every AArch64 CPU)</td></tr>
+ * <tr><td>{@code arm-neonhalf}</td><td>arm-neon</td><td>asimdhp (FP16 arithmetic)</td></tr>
+ * <tr><td>{@code arm-neonsdot}</td><td>arm-neonhalf</td><td>asimddp i8mm (int8 dot products
+ * and matrix multiply)</td></tr>
+ * <tr><td>{@code arm-sve}</td><td>arm-neonhalf</td><td>sve</td></tr>
+ * <tr><td>{@code arm-sve2}</td><td>arm-sve</td><td>sve2</td></tr>
+ * </table>
+ *
+ * <p>The chains branch ({@code intel-alderlake} beside {@code intel-skylake}, {@code amd-turin}
+ * beside {@code intel-sapphirerapids}, {@code arm-neonsdot} beside {@code arm-sve}), so "best" is
+ * not simply the longest chain: {@link #known()} lists the classes in order of preference and
+ * {@link #best()} is the last available one in that order. {@code arm-sve} does not need
+ * {@code i8mm}, so Fujitsu A64FX (SVE without dot products) still gets SVE kernels.
+ * {@code serial} is always available.
  */
 public final class CpuClasses {
 
@@ -47,32 +94,32 @@ public final class CpuClasses {
 		this.available = List.copyOf(offered);
 	}
 
+	/** The classes in order of preference; each one's flags include those of the class it extends. */
 	private static Map<String, Set<String>> vocabulary() {
 		Map<String, Set<String>> classes = new LinkedHashMap<>();
 		classes.put(SERIAL, Set.of());
-		// x86, each class a superset of the one before it.
-		List<String> x86 = new ArrayList<>(List.of("avx2", "f16c", "fma"));
-		classes.put("intel-haswell", Set.copyOf(x86));
-		x86.addAll(List.of("avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"));
-		classes.put("intel-skylake", Set.copyOf(x86));
-		x86.addAll(List.of("avx512_vnni", "avx512ifma", "avx512_bitalg", "avx512_vbmi2", "avx512_vpopcntdq",
-				"avx512vbmi"));
-		classes.put("intel-icelake", Set.copyOf(x86));
-		x86.add("avx512_bf16");
-		classes.put("amd-genoa", Set.copyOf(x86));
-		List<String> sapphire = new ArrayList<>(x86);
-		sapphire.add("avx512_fp16");
-		classes.put("intel-sapphirerapids", Set.copyOf(sapphire));
-		x86.add("avx512_vp2intersect");
-		classes.put("amd-turin", Set.copyOf(x86));
+		extend(classes, null, "intel-haswell", "avx2", "f16c", "fma");
+		extend(classes, "intel-haswell", "intel-alderlake", "avx_vnni");
+		extend(classes, "intel-haswell", "intel-skylake", "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl");
+		extend(classes, "intel-skylake", "intel-icelake", "avx512_vnni", "avx512ifma", "avx512_bitalg", "avx512_vbmi2",
+				"avx512_vpopcntdq", "avx512vbmi");
+		extend(classes, "intel-icelake", "amd-genoa", "avx512_bf16");
+		extend(classes, "amd-genoa", "amd-turin", "avx512_vp2intersect");
+		extend(classes, "amd-genoa", "intel-sapphirerapids", "avx512_fp16");
+		extend(classes, "intel-sapphirerapids", "intel-sapphireamx", "amx_tile", "amx_bf16", "amx_int8");
 		// aarch64, by the hwcap names of the Features line.
-		List<String> arm = new ArrayList<>(List.of("asimd"));
-		classes.put("arm-neon", Set.copyOf(arm));
-		arm.addAll(List.of("asimdhp", "asimddp", "sve"));
-		classes.put("arm-sve", Set.copyOf(arm));
-		arm.add("sve2");
-		classes.put("arm-sve2", Set.copyOf(arm));
+		extend(classes, null, "arm-neon", "asimd");
+		extend(classes, "arm-neon", "arm-neonhalf", "asimdhp");
+		extend(classes, "arm-neonhalf", "arm-neonsdot", "asimddp", "i8mm");
+		extend(classes, "arm-neonhalf", "arm-sve", "sve");
+		extend(classes, "arm-sve", "arm-sve2", "sve2");
 		return Collections.unmodifiableMap(classes);
+	}
+
+	private static void extend(Map<String, Set<String>> classes, String base, String name, String... adds) {
+		Set<String> flags = new TreeSet<>((base != null) ? classes.get(base) : Set.of());
+		flags.addAll(Arrays.asList(adds));
+		classes.put(name, Collections.unmodifiableSet(flags));
 	}
 
 	/**
@@ -82,30 +129,41 @@ public final class CpuClasses {
 	public static CpuClasses system() {
 		CpuClasses classes = system;
 		if (classes == null) {
-			String text = "";
-			try {
-				Path cpuinfo = Path.of("/proc/cpuinfo");
-				if (Files.isReadable(cpuinfo)) {
-					text = Files.readString(cpuinfo);
-				}
-			}
-			catch (IOException ex) {
-				// No cpuinfo (not Linux, or a sandbox): only serial is safe to dispatch.
-			}
-			classes = fromCpuinfo(text);
+			classes = read(Path.of("/"));
 			system = classes;
 		}
 		return classes;
 	}
 
 	/**
-	 * The classes a {@code /proc/cpuinfo} text offers, judged by its first processor's flags (the
-	 * kernel prints the same flags for every CPU of a machine).
+	 * The classes of the machine under a root directory that holds {@code proc/cpuinfo} as a Linux
+	 * machine does.
+	 * @param root {@code /} for the running machine, a fixture tree in tests
+	 * @return the classes; only {@code serial} where the file is missing or unreadable
+	 */
+	public static CpuClasses read(Path root) {
+		String text = "";
+		try {
+			Path cpuinfo = root.resolve("proc/cpuinfo");
+			if (Files.isReadable(cpuinfo)) {
+				text = Files.readString(cpuinfo);
+			}
+		}
+		catch (IOException ex) {
+			// No cpuinfo (not Linux, or a sandbox): only serial is safe to dispatch.
+		}
+		return fromCpuinfo(text);
+	}
+
+	/**
+	 * The classes a {@code /proc/cpuinfo} text offers, judged by the flags every processor in it
+	 * reports. Linux prints the same flags for every CPU of a machine today; taking the common part
+	 * keeps a class off a machine where some CPU might lack it.
 	 * @param cpuinfo the file's text
 	 * @return the classes
 	 */
 	public static CpuClasses fromCpuinfo(String cpuinfo) {
-		Set<String> flags = new TreeSet<>();
+		Set<String> flags = null;
 		for (String line : cpuinfo.split("\n")) {
 			int colon = line.indexOf(':');
 			if (colon < 0) {
@@ -113,16 +171,22 @@ public final class CpuClasses {
 			}
 			String key = line.substring(0, colon).trim();
 			if (key.equals("flags") || key.equals("Features")) {
-				flags.addAll(Arrays.asList(line.substring(colon + 1).trim().split("\\s+")));
-				break;
+				Set<String> these = new TreeSet<>(Arrays.asList(line.substring(colon + 1).trim().split("\\s+")));
+				these.remove("");
+				if (flags == null) {
+					flags = these;
+				}
+				else {
+					flags.retainAll(these);
+				}
 			}
 		}
-		flags.remove("");
-		return new CpuClasses(flags);
+		return new CpuClasses((flags != null) ? flags : Set.of());
 	}
 
 	/**
-	 * Every class uform knows, in order from plainest to richest within each family.
+	 * Every class uform knows, in order of preference: plainest first, and where two classes
+	 * branch off the same one, the one preferred when a CPU offers both comes later.
 	 * @return the vocabulary
 	 */
 	public static List<String> known() {
@@ -143,7 +207,7 @@ public final class CpuClasses {
 	}
 
 	/**
-	 * The classes this CPU offers, plainest first.
+	 * The classes this CPU offers, in the order of {@link #known()}.
 	 * @return at least {@code serial}
 	 */
 	public List<String> available() {
@@ -151,7 +215,8 @@ public final class CpuClasses {
 	}
 
 	/**
-	 * The richest class this CPU offers: the one an absent {@code cpuClass} derives.
+	 * The preferred class this CPU offers (the last available one in {@link #known()} order): the
+	 * one an absent {@code cpuClass} derives.
 	 * @return a class name
 	 */
 	public String best() {
@@ -160,7 +225,7 @@ public final class CpuClasses {
 
 	/**
 	 * The CPU flags the classes were judged by.
-	 * @return the flags of the first processor
+	 * @return the flags every processor reports
 	 */
 	public Set<String> flags() {
 		return this.flags;

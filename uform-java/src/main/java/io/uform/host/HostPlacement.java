@@ -38,7 +38,8 @@ public record HostPlacement(List<NumaDomain> domains, int threads, int[] colocat
 	public static HostPlacement resolve(ExecutorForRamConfig config, NumaTopology topology, CpuClasses cpuClasses,
 			int availableProcessors) {
 		List<NumaDomain> domains = resolveDomains(config.memoryDomains(), topology);
-		int cores = Math.min(domains.stream().mapToInt(NumaDomain::cpuCount).sum(), Math.max(1, availableProcessors));
+		// The quota counts here too, not only through availableProcessors: a fixture topology has its own.
+		int cores = Math.min(topology.cpuBudget(domains), Math.max(1, availableProcessors));
 		int threads = resolveThreads(config.threads(), cores);
 		int deferredLimit = resolveDeferredLimit(config.deferredLimit());
 		String cpuClass = cpuClasses.resolve("cpuClass", config.cpuClass());

@@ -12,12 +12,22 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The NUMA domains of this machine, intersected with the CPUs this process may use. Read from
- * {@code /sys/devices/system/node/nodeN/cpulist} and the {@code Cpus_allowed_list} line of
- * {@code /proc/self/status}; both paths hang off one root so tests can point it at fixture trees.
+ * The NUMA domains of this machine, intersected with the CPUs this process may use, and the cgroup
+ * CPU quota that caps how many of them it may keep busy. Read from
+ * {@code /sys/devices/system/node/nodeN/cpulist}, the {@code Cpus_allowed_list} line of
+ * {@code /proc/self/status} (the affinity mask, which includes a container's cpuset) and the
+ * cgroup files {@link CgroupCpuQuota} finds; every path hangs off one root so tests can point it at
+ * fixture trees.
  *
- * <p>Where sysfs has no node directories (not Linux, or a kernel without NUMA), the machine is one
- * domain, {@code 0}, holding the CPUs the JVM reports.
+ * <p>This is the JVM's own view: HotSpot's {@link Runtime#availableProcessors()} is the affinity
+ * mask's size, lowered to {@code ceil(quota / period)} when a quota is set, and
+ * {@link #cpuBudget()} is the same number for the domains here. The quota does not say which CPUs,
+ * so the domains keep every allowed CPU; it only bounds how many threads are worth running.
+ *
+ * <p>Nodes without an allowed CPU (memory-only or CXL nodes, or nodes outside the cpuset) are left
+ * out: no thread can run there. Where sysfs has no node directories (not Linux, or a kernel without
+ * NUMA), the machine is one domain, {@code 0}, holding the allowed CPUs, or as many as the JVM
+ * reports.
  */
 public final class NumaTopology {
 
@@ -27,9 +37,12 @@ public final class NumaTopology {
 
 	private final String source;
 
-	private NumaTopology(List<NumaDomain> domains, String source) {
+	private final Optional<CpuQuota> cpuQuota;
+
+	private NumaTopology(List<NumaDomain> domains, String source, Optional<CpuQuota> cpuQuota) {
 		this.domains = List.copyOf(domains);
 		this.source = source;
+		this.cpuQuota = cpuQuota;
 	}
 
 	/**
@@ -41,8 +54,9 @@ public final class NumaTopology {
 	}
 
 	/**
-	 * Reads the topology under a root directory that holds {@code sys/devices/system/node} and
-	 * {@code proc/self/status} as a Linux machine does.
+	 * Reads the topology under a root directory that holds {@code sys/devices/system/node},
+	 * {@code proc/self/status}, {@code proc/self/cgroup}, {@code proc/self/mountinfo} and
+	 * {@code sys/fs/cgroup} as a Linux machine does.
 	 * @param root {@code /} for the running machine, a fixture tree in tests
 	 * @param fallbackCpus CPUs to assume when there is no node directory
 	 * @return the domains; nodes without usable CPUs are left out
@@ -50,6 +64,7 @@ public final class NumaTopology {
 	public static NumaTopology read(Path root, int fallbackCpus) {
 		Path nodeRoot = root.resolve("sys/devices/system/node");
 		Optional<int[]> allowed = allowedCpus(root.resolve("proc/self/status"));
+		Optional<CpuQuota> quota = CgroupCpuQuota.read(root);
 		List<NumaDomain> domains = new ArrayList<>();
 		if (Files.isDirectory(nodeRoot)) {
 			try (Stream<Path> entries = Files.list(nodeRoot)) {
@@ -73,10 +88,10 @@ public final class NumaTopology {
 		}
 		if (!domains.isEmpty()) {
 			domains.sort((a, b) -> Integer.compare(a.id(), b.id()));
-			return new NumaTopology(domains, nodeRoot.toString());
+			return new NumaTopology(domains, nodeRoot.toString(), quota);
 		}
 		int[] cpus = allowed.orElseGet(() -> rangeOf(fallbackCpus));
-		return new NumaTopology(List.of(new NumaDomain(0, cpus)), "no NUMA nodes in sysfs; one domain");
+		return new NumaTopology(List.of(new NumaDomain(0, cpus)), "no NUMA nodes in sysfs; one domain", quota);
 	}
 
 	private static Optional<int[]> allowedCpus(Path status) {
@@ -119,6 +134,45 @@ public final class NumaTopology {
 	 */
 	public Optional<NumaDomain> domain(int id) {
 		return this.domains.stream().filter((domain) -> domain.id() == id).findFirst();
+	}
+
+	/**
+	 * The cgroup CPU quota of this process, if it has one.
+	 * @return the tightest quota found, or empty when unlimited
+	 */
+	public Optional<CpuQuota> cpuQuota() {
+		return this.cpuQuota;
+	}
+
+	/**
+	 * How many CPUs this process may keep busy at once: the usable CPUs of all domains, lowered to
+	 * the cgroup quota's worth, as HotSpot counts them.
+	 * @return at least 1
+	 */
+	public int cpuBudget() {
+		return cpuBudget(this.domains);
+	}
+
+	/**
+	 * How many CPUs of some domains this process may keep busy at once.
+	 * @param chosen domains of this topology
+	 * @return their usable CPUs, lowered to the quota's worth; at least 1
+	 */
+	public int cpuBudget(List<NumaDomain> chosen) {
+		int cpus = chosen.stream().mapToInt(NumaDomain::cpuCount).sum();
+		if (this.cpuQuota.isPresent()) {
+			cpus = Math.min(cpus, this.cpuQuota.get().cpus());
+		}
+		return Math.max(1, cpus);
+	}
+
+	/**
+	 * What was found, for descriptions: the domains, where from, and any quota.
+	 * @return a line like {@code [node0[0-3,8-11], node1[4-7,12-15]] from /sys/devices/system/node; no cgroup CPU quota}
+	 */
+	public String describe() {
+		return this.domains + " from " + this.source + "; "
+				+ this.cpuQuota.map(CpuQuota::toString).orElse("no cgroup CPU quota");
 	}
 
 	/**

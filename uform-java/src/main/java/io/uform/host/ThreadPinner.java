@@ -1,5 +1,7 @@
 package io.uform.host;
 
+import java.util.Optional;
+
 /**
  * Pins the calling thread to a set of CPUs. The seam between the executor, which decides where each
  * thread belongs, and the operating system, which may or may not let it be pinned.
@@ -14,11 +16,40 @@ public interface ThreadPinner {
 	String pinCurrentThread(int[] cpus);
 
 	/**
+	 * The CPUs the calling thread may run on now, as the operating system reports them.
+	 * @return the CPU ids, ascending; empty where this pinner cannot ask
+	 */
+	default Optional<int[]> currentThreadAffinity() {
+		return Optional.empty();
+	}
+
+	/**
 	 * A pinner that never pins, with the reason it gives.
 	 * @param reason why threads are not pinned
 	 * @return the pinner
 	 */
 	static ThreadPinner unavailable(String reason) {
-		return (cpus) -> reason;
+		return new ThreadPinner() {
+
+			@Override
+			public String pinCurrentThread(int[] cpus) {
+				return reason;
+			}
+
+			@Override
+			public String toString() {
+				return "ThreadPinner[unavailable: " + reason + "]";
+			}
+		};
+	}
+
+	/**
+	 * The pinner for this machine, probed once: {@code sched_setaffinity} through JNA on Linux, or
+	 * one that never pins and says why (not Linux, JNA or libc not loadable, the probe call refused).
+	 * Never throws and logs nothing; the reason reaches the executor's description instead.
+	 * @return the pinner
+	 */
+	static ThreadPinner system() {
+		return SystemThreadPinner.INSTANCE;
 	}
 }

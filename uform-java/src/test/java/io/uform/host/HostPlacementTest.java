@@ -1,0 +1,73 @@
+package io.uform.host;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.uform.ExecutorForRamConfig;
+import io.uform.UformException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class HostPlacementTest {
+
+	private static final CpuClasses ZEN4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
+
+	@Test
+	void threadsSpreadOverTwoDomainsInContiguousRuns() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("numa-two-socket"), 99);
+		HostPlacement placement = HostPlacement.resolve(ExecutorForRamConfig.defaults().withThreads(4), topology, ZEN4,
+				64);
+		assertThat(placement.colocationOfThread()).containsExactly(0, 0, 1, 1);
+		assertThat(placement.colocations()).isEqualTo(2);
+		assertThat(placement.cpusOf(1)).containsExactly(0, 1, 2, 3, 8, 9, 10, 11);
+		assertThat(placement.cpusOf(3)).containsExactly(4, 5, 6, 7, 12, 13, 14, 15);
+		assertThat(placement.cpuClass()).isEqualTo("amd-genoa");
+	}
+
+	@Test
+	void defaultThreadsAreSevenEighthsOfBothSockets() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("numa-two-socket"), 99);
+		HostPlacement placement = HostPlacement.resolve(ExecutorForRamConfig.defaults(), topology, ZEN4, 64);
+		assertThat(placement.threads()).isEqualTo(14);
+		assertThat(placement.colocationOfThread()).containsExactly(0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1);
+	}
+
+	@Test
+	void memoryDomainsPickOneSocketInConfigOrder() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("numa-two-socket"), 99);
+		HostPlacement placement = HostPlacement.resolve(
+				ExecutorForRamConfig.defaults().withMemoryDomains(List.of(1, 0)).withThreads(2), topology, ZEN4, 64);
+		assertThat(placement.domains()).extracting(NumaDomain::id).containsExactly(1, 0);
+		assertThat(placement.cpusOf(0)).containsExactly(4, 5, 6, 7, 12, 13, 14, 15);
+		assertThat(placement.cpusOf(1)).containsExactly(0, 1, 2, 3, 8, 9, 10, 11);
+	}
+
+	@Test
+	void cgroupQuotaBoundsTheDefaultThreadsEvenWhenTheJvmCountIsHigher() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("numa-container-cpuset"), 99);
+		HostPlacement placement = HostPlacement.resolve(ExecutorForRamConfig.defaults(), topology, ZEN4, 64);
+		assertThat(placement.threads()).isEqualTo(2);
+		assertThat(placement.colocationOfThread()).containsExactly(0, 1);
+	}
+
+	@Test
+	void memoryOnlyNodeIsRefusedWithTheNodesThatExist() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("numa-cxl-memory-node"), 99);
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> HostPlacement.resolve(ExecutorForRamConfig.defaults().withMemoryDomains(List.of(2)),
+					topology, ZEN4, 64))
+			.withMessageContaining("node 2 does not exist or has no CPU")
+			.withMessageContaining("[0, 1]");
+	}
+
+	@Test
+	void cpuClassIsCheckedAgainstTheMachine() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("numa-two-socket"), 99);
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> HostPlacement.resolve(ExecutorForRamConfig.defaults().withCpuClass("arm-sve"), topology,
+					ZEN4, 64))
+			.withMessageContaining("lacks");
+	}
+}

@@ -1,0 +1,101 @@
+package io.uform.host;
+
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class LinuxThreadPinnerTest {
+
+	@BeforeEach
+	void onLinux() {
+		assumeTrue(System.getProperty("os.name", "").startsWith("Linux"),
+				() -> "pinning uses Linux's sched_setaffinity; this OS is " + System.getProperty("os.name"));
+	}
+
+	@Test
+	void systemPinnerIsTheJnaBindingOnLinux() {
+		// On Linux with JNA on the class path anything else is a bug, not a reason to skip.
+		assertThat(ThreadPinner.system()).isInstanceOf(LinuxThreadPinner.class);
+	}
+
+	@Test
+	void unpinnedThreadSeesTheProcessAffinity() {
+		int[] mask = ThreadPinner.system().currentThreadAffinity().orElseThrow();
+		int[] allowed = NumaTopology.system().domains().stream()
+			.flatMapToInt((domain) -> Arrays.stream(domain.cpus()))
+			.sorted()
+			.toArray();
+		assertThat(mask).containsExactly(allowed);
+	}
+
+	@Test
+	void pinsAFreshThreadToCpuZeroAndReadsItBack() throws Exception {
+		int[] before = ThreadPinner.system().currentThreadAffinity().orElseThrow();
+		AtomicReference<String> failure = new AtomicReference<>("not run");
+		AtomicReference<int[]> after = new AtomicReference<>();
+		Thread thread = new Thread(() -> {
+			failure.set(ThreadPinner.system().pinCurrentThread(new int[] { before[0] }));
+			after.set(ThreadPinner.system().currentThreadAffinity().orElseThrow());
+		}, "pin-test");
+		thread.start();
+		thread.join();
+		assertThat(failure.get()).isNull();
+		assertThat(after.get()).containsExactly(before[0]);
+		// Affinity is per thread: the test's own thread is untouched.
+		assertThat(ThreadPinner.system().currentThreadAffinity().orElseThrow()).containsExactly(before);
+	}
+
+	@Test
+	void cpusOutsideTheMaskAreDroppedAndNoneLeftIsAReason() throws Exception {
+		int[] before = ThreadPinner.system().currentThreadAffinity().orElseThrow();
+		int outside = before[before.length - 1] + 1;
+		AtomicReference<String> mixed = new AtomicReference<>();
+		AtomicReference<int[]> mixedMask = new AtomicReference<>();
+		AtomicReference<String> none = new AtomicReference<>();
+		Thread thread = new Thread(() -> {
+			mixed.set(ThreadPinner.system().pinCurrentThread(new int[] { before[0], outside }));
+			mixedMask.set(ThreadPinner.system().currentThreadAffinity().orElseThrow());
+			none.set(ThreadPinner.system().pinCurrentThread(new int[] { outside, 100_000 }));
+		}, "pin-test-outside");
+		thread.start();
+		thread.join();
+		assertThat(mixed.get()).isNull();
+		assertThat(mixedMask.get()).containsExactly(before[0]);
+		assertThat(none.get()).startsWith("none of CPUs " + outside + ",100000 is in this thread's affinity mask");
+	}
+
+	@Test
+	void poolWorkersPinThemselvesBeforeTheirFirstTask() throws Exception {
+		// What Executor.forRam wires up, narrowed to one CPU so that the effect shows even on a
+		// machine whose only NUMA domain holds every CPU (where a pinned worker looks unpinned).
+		int[] before = ThreadPinner.system().currentThreadAffinity().orElseThrow();
+		int[] target = { before[before.length - 1] };
+		HostPool pool = new HostPool("uform-pin-test", 2, new int[] { 0, 0 },
+				(thread) -> ThreadPinner.system().pinCurrentThread(target));
+		try {
+			AtomicReference<int[]> worker = new AtomicReference<>();
+			pool.forThreads((thread, colocation) -> {
+				if (thread == 1) {
+					worker.set(ThreadPinner.system().currentThreadAffinity().orElseThrow());
+				}
+			});
+			assertThat(worker.get()).containsExactly(target);
+		}
+		finally {
+			pool.stop();
+		}
+	}
+
+	@Test
+	void unavailablePinnerSaysWhyAndCannotReadAffinity() {
+		ThreadPinner pinner = ThreadPinner.unavailable("no reason at all");
+		assertThat(pinner.pinCurrentThread(new int[] { 0 })).isEqualTo("no reason at all");
+		assertThat(pinner.currentThreadAffinity()).isEmpty();
+		assertThat(pinner).hasToString("ThreadPinner[unavailable: no reason at all]");
+	}
+}

@@ -1,0 +1,76 @@
+package io.uform.host;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class NumaTopologyTest {
+
+	@Test
+	void twoSocketsWithSiblingsNumberedAfterTheCores() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("numa-two-socket"), 99);
+		assertThat(topology.domains()).containsExactly(new NumaDomain(0, new int[] { 0, 1, 2, 3, 8, 9, 10, 11 }),
+				new NumaDomain(1, new int[] { 4, 5, 6, 7, 12, 13, 14, 15 }));
+		assertThat(topology.domains().get(0)).hasToString("node0[0-3,8-11]");
+		assertThat(topology.cpuQuota()).isEmpty();
+		assertThat(topology.cpuBudget()).isEqualTo(16);
+		assertThat(topology.describe()).contains("node1[4-7,12-15]").endsWith("no cgroup CPU quota");
+	}
+
+	@Test
+	void memoryOnlyNodeIsLeftOut() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("numa-cxl-memory-node"), 99);
+		assertThat(topology.domains()).extracting(NumaDomain::id).containsExactly(0, 1);
+		assertThat(topology.domain(2)).isEmpty();
+		assertThat(topology.cpuBudget()).isEqualTo(8);
+	}
+
+	@Test
+	void containerCpusetCutsNodesAndPodQuotaCapsTheBudget() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("numa-container-cpuset"), 99);
+		// Cpus_allowed_list 2-5: two cores of each socket, none of the SMT siblings.
+		assertThat(topology.domains()).containsExactly(new NumaDomain(0, new int[] { 2, 3 }),
+				new NumaDomain(1, new int[] { 4, 5 }));
+		// The pod's 150000/100000 in a parent cgroup binds the unlimited container below it.
+		assertThat(topology.cpuQuota()).hasValueSatisfying((quota) -> {
+			assertThat(quota.quotaMicros()).isEqualTo(150_000);
+			assertThat(quota.cpus()).isEqualTo(2);
+			assertThat(quota.source()).endsWith("kubepods-pod42.slice/cpu.max");
+		});
+		assertThat(topology.cpuBudget()).isEqualTo(2);
+		assertThat(topology.cpuBudget(List.of(topology.domains().get(0)))).isEqualTo(2);
+		assertThat(topology.describe()).contains("cgroup CPU quota 150000/100000 us = 2 CPU(s)");
+	}
+
+	@Test
+	void withoutNodeDirectoriesTheAllowedCpusAreOneDomain() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("cgroup-v2-container-no-numa"), 99);
+		assertThat(topology.domains()).containsExactly(new NumaDomain(0, new int[] { 0, 1, 2, 3 }));
+		assertThat(topology.source()).contains("no NUMA nodes");
+		assertThat(topology.cpuBudget()).isEqualTo(2);
+	}
+
+	@Test
+	void withoutAnythingTheJvmCountIsOneDomain() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("zen4-epyc-9654"), 3);
+		assertThat(topology.domains()).containsExactly(new NumaDomain(0, new int[] { 0, 1, 2 }));
+		assertThat(topology.cpuQuota()).isEmpty();
+	}
+
+	@Test
+	void thisMachinesFixture() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("local-epyc-zen4"), 99);
+		assertThat(topology.domains()).containsExactly(new NumaDomain(0, new int[] { 0, 1 }));
+		// cgroup v1 hybrid, cpu.cfs_quota_us -1: no quota.
+		assertThat(topology.cpuQuota()).isEmpty();
+	}
+
+	@Test
+	void theRunningMachineAgreesWithTheJvm() {
+		NumaTopology topology = NumaTopology.system();
+		// Read on the test's main thread, which nobody pinned: the JVM's count is the same budget.
+		assertThat(topology.cpuBudget()).isEqualTo(Runtime.getRuntime().availableProcessors());
+	}
+}
