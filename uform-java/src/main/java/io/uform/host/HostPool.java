@@ -2,6 +2,7 @@ package io.uform.host;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -150,12 +151,28 @@ public final class HostPool {
 		this.threads = threads;
 		this.colocationOfThread = colocationOfThread.clone();
 		this.workers = new Worker[threads];
+		// The constructor returns only once every worker has run its start hook, so an executor is
+		// fully placed (and its pinning outcome known) by the time anyone can describe it.
+		CountDownLatch started = new CountDownLatch(threads - 1);
 		for (int t = 1; t < threads; t++) {
-			Worker worker = new Worker(this, t, workerStart);
+			Worker worker = new Worker(this, t, workerStart, started);
 			this.workers[t] = worker;
 		}
 		for (int t = 1; t < threads; t++) {
 			this.workers[t].start();
+		}
+		boolean interrupted = false;
+		while (true) {
+			try {
+				started.await();
+				break;
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
@@ -473,13 +490,16 @@ public final class HostPool {
 
 		private final IntConsumer start;
 
+		private final CountDownLatch started;
+
 		volatile boolean parked;
 
-		Worker(HostPool pool, int index, IntConsumer start) {
+		Worker(HostPool pool, int index, IntConsumer start, CountDownLatch started) {
 			super(pool.name + "-worker-" + index);
 			this.pool = pool;
 			this.index = index;
 			this.start = start;
+			this.started = started;
 			setDaemon(true);
 		}
 
@@ -490,6 +510,9 @@ public final class HostPool {
 			}
 			catch (RuntimeException ex) {
 				// The hook reports its own failures (pinning is best effort); the worker still serves.
+			}
+			finally {
+				this.started.countDown();
 			}
 			HostPool owner = this.pool;
 			long seen = 0;

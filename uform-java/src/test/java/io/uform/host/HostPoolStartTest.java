@@ -1,0 +1,53 @@
+package io.uform.host;
+
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A pool is fully placed when its constructor returns: every worker has run its start hook (where
+ * executors pin), so an executor's description never reports a pinning outcome not yet known.
+ */
+class HostPoolStartTest {
+
+	@Test
+	void constructorReturnsOnlyAfterEveryWorkerRanItsStartHook() throws Exception {
+		AtomicIntegerArray hookDone = new AtomicIntegerArray(4);
+		HostPool pool = new HostPool("uform-start-test", 4, new int[4], (thread) -> {
+			try {
+				Thread.sleep(30);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			hookDone.set(thread, 1);
+		});
+		try {
+			for (int t = 1; t < 4; t++) {
+				assertThat(hookDone.get(t)).as("worker %d's hook", t).isEqualTo(1);
+			}
+		}
+		finally {
+			pool.stop();
+		}
+	}
+
+	@Test
+	void aFailingStartHookStillLeavesAWorkingPool() throws Exception {
+		HostPool pool = new HostPool("uform-start-fail", 3, new int[3], (thread) -> {
+			throw new IllegalStateException("cannot pin " + thread);
+		});
+		try {
+			AtomicIntegerArray visits = new AtomicIntegerArray(30);
+			pool.forN(30, (index, thread, colocation) -> visits.incrementAndGet(index));
+			for (int i = 0; i < 30; i++) {
+				assertThat(visits.get(i)).isEqualTo(1);
+			}
+		}
+		finally {
+			pool.stop();
+		}
+	}
+}
