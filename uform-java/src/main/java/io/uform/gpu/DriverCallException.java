@@ -13,10 +13,13 @@ public class DriverCallException extends RuntimeException {
 	/** Status used when the library or the symbol itself is missing, so no driver status exists. */
 	public static final int NOT_LOADED = -1;
 
+	/** The exported symbol that failed. */
 	private final String call;
 
+	/** The status it returned. */
 	private final int code;
 
+	/** The driver's name for that status. */
 	private final String statusName;
 
 	/**
