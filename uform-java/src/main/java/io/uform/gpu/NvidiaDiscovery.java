@@ -37,6 +37,9 @@ import io.uform.UformException;
  */
 final class NvidiaDiscovery {
 
+	/** {@code NVML_ERROR_NO_PERMISSION}: a device this process (or container) may not open. */
+	private static final int NVML_ERROR_NO_PERMISSION = 4;
+
 	private final Supplier<Optional<CudaDriver>> loader;
 
 	/**
@@ -119,7 +122,12 @@ final class NvidiaDiscovery {
 				try {
 					indices.put(PciAddress.parse(driver.nvmlPciBusId(index)), index);
 				}
-				catch (DriverCallException | IllegalArgumentException ex) {
+				catch (DriverCallException ex) {
+					// The _v2 count includes GPUs a container may not open; those are no fault.
+					(ex.code() == NVML_ERROR_NO_PERMISSION ? notes : problems)
+						.add("NVIDIA: NVML device " + index + " skipped: " + ex.getMessage());
+				}
+				catch (IllegalArgumentException ex) {
 					problems.add("NVIDIA: NVML device " + index + " skipped: " + ex.getMessage());
 				}
 			}

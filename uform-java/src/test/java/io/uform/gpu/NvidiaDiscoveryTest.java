@@ -140,12 +140,24 @@ class NvidiaDiscoveryTest {
 	void skipsNvmlDevicesThatFailAndReportsThem() {
 		FakeCudaDriver driver = new FakeCudaDriver();
 		driver.gpu("NVIDIA A10", 8, 6, 72, 24 * GIB, 0x3b);
-		driver.fail("nvmlDeviceGetPciInfo_v3", 4, "NVML_ERROR_NO_PERMISSION");
+		driver.fail("nvmlDeviceGetPciInfo_v3", 15, "NVML_ERROR_GPU_IS_LOST");
 
 		GpuScan scan = scan(driver);
 
 		assertThat(devices(scan).get(0).vendorOrdinal()).isEqualTo(-1);
-		assertThat(scan.problems()).singleElement().asString().contains("NVML_ERROR_NO_PERMISSION");
+		assertThat(scan.problems()).singleElement().asString().contains("NVML_ERROR_GPU_IS_LOST");
+	}
+
+	@Test
+	void nvmlDevicesThisProcessMayNotOpenAreOnlyNoted() {
+		FakeCudaDriver driver = new FakeCudaDriver();
+		driver.gpu("NVIDIA A10", 8, 6, 72, 24 * GIB, 0x3b);
+		driver.fail("nvmlDeviceGetPciInfo_v3", 4, "NVML_ERROR_NO_PERMISSION");
+
+		GpuScan scan = scan(driver);
+
+		assertThat(scan.problems()).isEmpty();
+		assertThat(scan.notes()).anySatisfy((note) -> assertThat(note).contains("NVML_ERROR_NO_PERMISSION"));
 	}
 
 	@Test
