@@ -11,14 +11,18 @@ import java.util.Objects;
  *
  * @param vendor the vendor whose runtime drives the device
  * @param vendorOrdinal the device's ordinal in its vendor's runtime, as {@code nvidia-smi} or
- *        {@code rocm-smi} lists it
+ *        {@code rocm-smi} lists it (ignoring {@code CUDA_VISIBLE_DEVICES} and
+ *        {@code ROCR_VISIBLE_DEVICES}, as those tools do); {@code -1} where it cannot be known, that
+ *        is an NVIDIA device on a machine whose NVML library is missing or failing
  * @param gpuClass the class whose kernels run on it, like {@code nvidia-hopper}; {@code null} when
  *        uform has no class for this device
  * @param computeUnits streaming multiprocessors (NVIDIA) or compute units (AMD)
  * @param memoryBytes device memory in bytes
  * @param name the vendor's own name for the device
- * @param uuid the vendor's unique id (NVIDIA {@code GPU-…}); {@code null} where the vendor gives none
- * @param pciBusId {@code domain:bus:device.function} in hex; {@code null} where unknown
+ * @param uuid the vendor's unique id (NVIDIA {@code GPU-…} as NVML spells it, AMD {@code GPU-} and
+ *        16 upper-case hex digits as ROCm spells it); {@code null} where the vendor gives none
+ * @param pciBusId {@code domain:bus:device.function} in lower-case hex with a 4-digit domain, as Linux
+ *        names it under {@code /sys/bus/pci/devices}; {@code null} where unknown
  */
 public record GpuDevice(GpuVendor vendor, int vendorOrdinal, String gpuClass, int computeUnits,
 		long memoryBytes, String name, String uuid, String pciBusId) {

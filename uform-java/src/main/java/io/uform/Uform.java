@@ -2,6 +2,10 @@ package io.uform;
 
 import java.util.List;
 
+import io.uform.gpu.GpuDiscovery;
+import io.uform.host.CpuClasses;
+import io.uform.host.NumaTopology;
+
 /**
  * Entry points that describe the machine: the GPUs this process can drive and the hardware
  * capabilities compiled into this build and available here.
@@ -14,27 +18,42 @@ public final class Uform {
 	/**
 	 * Lists every GPU this process can drive, NVIDIA devices first, then AMD, so that a device's
 	 * position is the ordinal {@link ExecutorForVramConfig#devices()} names it by. A machine without
-	 * GPUs (or without drivers) lists none.
+	 * GPUs (or without drivers) lists none; a driver that is installed but failing lists none of its
+	 * devices and says why in {@link GpuDiscovery#problems()}. Discovered once per process, see
+	 * {@link GpuDiscovery}.
 	 * @return the devices, possibly empty
 	 */
 	public static List<GpuDevice> gpuDevices() {
-		return List.of();
+		return GpuDiscovery.system().devices();
 	}
 
 	/**
-	 * The hardware capabilities this build can drive, comma-separated.
+	 * Reads a GPU now, for metrics: memory used and total, utilisation, power and temperature, each
+	 * {@code null} where its vendor does not report it.
+	 * @param ordinal the device's position in {@link #gpuDevices()}
+	 * @return the readings
+	 * @throws UformException {@code NO_DEVICE} when no device has that ordinal
+	 */
+	public static GpuReadings gpuReadings(int ordinal) {
+		return GpuDiscovery.system().readings(ordinal);
+	}
+
+	/**
+	 * The hardware capabilities this build can drive, comma-separated, from the vocabulary that
+	 * {@link Capabilities} documents (CPU classes, {@code numa}, {@code cuda}, {@code rocm}, GPU classes).
 	 * @return capability tokens
 	 */
 	public static String capabilitiesCompiled() {
-		return String.join(",", io.uform.host.CpuClasses.known());
+		return Capabilities.join(Capabilities.compiled());
 	}
 
 	/**
 	 * The hardware capabilities this machine offers now, comma-separated; a subset of
-	 * {@link #capabilitiesCompiled()}.
+	 * {@link #capabilitiesCompiled()}, in the same order.
 	 * @return capability tokens
 	 */
 	public static String capabilitiesAvailable() {
-		return String.join(",", io.uform.host.CpuClasses.system().available());
+		return Capabilities.join(Capabilities.available(CpuClasses.system().available(),
+				NumaTopology.system().domains().size(), gpuDevices()));
 	}
 }

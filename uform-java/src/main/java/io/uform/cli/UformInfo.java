@@ -1,0 +1,207 @@
+package io.uform.cli;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import io.uform.Capabilities;
+import io.uform.GpuDevice;
+import io.uform.GpuReadings;
+import io.uform.gpu.GpuDiscovery;
+import io.uform.host.CpuClasses;
+import io.uform.host.NumaDomain;
+import io.uform.host.NumaTopology;
+
+/**
+ * The first thing to run on a new machine: prints the GPUs uform sees (with live readings), the CPU
+ * classes, the NUMA domains, the capabilities compiled and available, and anything discovery found
+ * wrong. Run it as {@code java -jar uform-java-<version>-cli.jar}.
+ *
+ * <p>Options: {@code --csv} prints only the GPUs, one comma-separated row each under a header, for
+ * scripts (see {@code scripts/gpu-check.sh}); {@code --help} prints usage. Exit status 0, or 2 for
+ * an unknown option.
+ */
+public final class UformInfo {
+
+	private static final double GIB = 1024.0 * 1024 * 1024;
+
+	private static final String CSV_HEADER = "ordinal,vendor,vendor_ordinal,gpu_class,compute_units,memory_bytes,name,uuid,pci_bus_id";
+
+	private UformInfo() {
+	}
+
+	/**
+	 * Runs the command.
+	 * @param args {@code --csv}, {@code --help}, or nothing
+	 */
+	public static void main(String[] args) {
+		int status = run(args, System.out, System.err);
+		if (status != 0) {
+			System.exit(status);
+		}
+	}
+
+	/**
+	 * Runs the command against given streams, so that tests need not touch the real ones.
+	 * @param args the command line
+	 * @param out where the report goes
+	 * @param err where usage errors go
+	 * @return the exit status
+	 */
+	public static int run(String[] args, PrintStream out, PrintStream err) {
+		if (args.length == 0) {
+			out.print(report(Snapshot.system()));
+			return 0;
+		}
+		if (args.length == 1 && args[0].equals("--csv")) {
+			out.print(csv(Snapshot.system()));
+			return 0;
+		}
+		if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+			out.print(usage());
+			return 0;
+		}
+		err.print("Unknown option: " + String.join(" ", args) + "\n" + usage());
+		return 2;
+	}
+
+	private static String usage() {
+		return """
+				Usage: java -jar uform-java-<version>-cli.jar [--csv | --help]
+				  (no option)  GPUs, CPU classes, NUMA domains, capabilities and discovery problems
+				  --csv        GPUs only, one comma-separated row each after a header line
+				""";
+	}
+
+	/**
+	 * Everything the command prints, gathered once.
+	 *
+	 * @param devices the GPUs in uform ordinal order
+	 * @param readings a reading per device, same order
+	 * @param cpu the CPU's classes
+	 * @param numa the NUMA domains this process may use
+	 * @param compiled capability tokens of this build
+	 * @param available capability tokens of this machine
+	 * @param problems what GPU discovery found wrong
+	 * @param notes what GPU discovery looked at
+	 */
+	public record Snapshot(List<GpuDevice> devices, List<GpuReadings> readings, CpuClasses cpu, NumaTopology numa,
+			List<String> compiled, List<String> available, List<String> problems, List<String> notes) {
+
+		/**
+		 * The running machine.
+		 * @return a snapshot taken now
+		 */
+		public static Snapshot system() {
+			GpuDiscovery gpus = GpuDiscovery.system();
+			List<GpuReadings> readings = new ArrayList<>();
+			for (int ordinal = 0; ordinal < gpus.devices().size(); ordinal++) {
+				readings.add(gpus.readings(ordinal));
+			}
+			CpuClasses cpu = CpuClasses.system();
+			NumaTopology numa = NumaTopology.system();
+			return new Snapshot(gpus.devices(), readings, cpu, numa, Capabilities.compiled(),
+					Capabilities.available(cpu.available(), numa.domains().size(), gpus.devices()), gpus.problems(),
+					gpus.notes());
+		}
+	}
+
+	/**
+	 * The human-readable report.
+	 * @param snapshot what to print
+	 * @return the text, lines ending in {@code \n}
+	 */
+	public static String report(Snapshot snapshot) {
+		StringBuilder text = new StringBuilder();
+		String version = UformInfo.class.getPackage().getImplementationVersion();
+		text.append("uform ").append(version == null ? "(development build)" : version).append(" on ")
+			.append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.arch"))
+			.append(", Java ").append(System.getProperty("java.version")).append("\n\n");
+		text.append("GPUs: ").append(snapshot.devices().isEmpty() ? "none" : snapshot.devices().size()).append('\n');
+		for (int ordinal = 0; ordinal < snapshot.devices().size(); ordinal++) {
+			text.append(device(ordinal, snapshot.devices().get(ordinal)));
+			text.append("      now: ").append(readings(snapshot.readings().get(ordinal))).append('\n');
+		}
+		for (String note : snapshot.notes()) {
+			text.append("  - ").append(note).append('\n');
+		}
+		text.append("\nCPU class: ").append(snapshot.cpu().best()).append(" (best of: ")
+			.append(String.join(", ", snapshot.cpu().available())).append(")\n");
+		text.append("\nNUMA domains: ").append(snapshot.numa().domains().size()).append('\n');
+		for (NumaDomain domain : snapshot.numa().domains()) {
+			text.append("  ").append(domain).append("  ").append(domain.cpuCount()).append(" CPU(s)\n");
+		}
+		text.append("\nCapabilities\n");
+		text.append("  compiled:  ").append(Capabilities.join(snapshot.compiled())).append('\n');
+		text.append("  available: ").append(Capabilities.join(snapshot.available())).append('\n');
+		text.append("\nProblems: ").append(snapshot.problems().isEmpty() ? "none" : snapshot.problems().size())
+			.append('\n');
+		for (String problem : snapshot.problems()) {
+			text.append("  ! ").append(problem).append('\n');
+		}
+		return text.toString();
+	}
+
+	private static String device(int ordinal, GpuDevice gpu) {
+		String units = gpu.vendor() == io.uform.GpuVendor.NVIDIA ? "SMs" : "CUs";
+		return String.format(Locale.ROOT, "  %d: %s #%s  %s  %d %s  %.1f GiB  %s  uuid %s  pci %s%n", ordinal,
+				gpu.vendor().name().toLowerCase(Locale.ROOT), gpu.vendorOrdinal() < 0 ? "?" : gpu.vendorOrdinal(),
+				gpu.gpuClass() == null ? "(no class)" : gpu.gpuClass(), gpu.computeUnits(), units,
+				gpu.memoryBytes() / GIB, gpu.name(), orDash(gpu.uuid()), orDash(gpu.pciBusId()));
+	}
+
+	private static String readings(GpuReadings now) {
+		List<String> parts = new ArrayList<>();
+		if (now.memoryUsedBytes() != null && now.memoryTotalBytes() != null) {
+			parts.add(String.format(Locale.ROOT, "memory %.1f / %.1f GiB", now.memoryUsedBytes() / GIB,
+					now.memoryTotalBytes() / GIB));
+		}
+		else if (now.memoryTotalBytes() != null) {
+			parts.add(String.format(Locale.ROOT, "memory ? / %.1f GiB", now.memoryTotalBytes() / GIB));
+		}
+		if (now.utilisationPercent() != null) {
+			parts.add("utilisation " + now.utilisationPercent() + " %");
+		}
+		if (now.powerWatts() != null) {
+			parts.add(String.format(Locale.ROOT, "power %.1f W", now.powerWatts()));
+		}
+		if (now.temperatureCelsius() != null) {
+			parts.add(String.format(Locale.ROOT, "temperature %.0f C", now.temperatureCelsius()));
+		}
+		return parts.isEmpty() ? "nothing reported" : String.join(", ", parts);
+	}
+
+	private static String orDash(String value) {
+		return value == null ? "-" : value;
+	}
+
+	/**
+	 * The GPUs as CSV: a header, then one row per device in uform ordinal order. Absent values are
+	 * empty fields; a field holding a comma or quote is quoted (RFC 4180).
+	 * @param snapshot what to print
+	 * @return the text, lines ending in {@code \n}
+	 */
+	public static String csv(Snapshot snapshot) {
+		StringBuilder text = new StringBuilder(CSV_HEADER).append('\n');
+		for (int ordinal = 0; ordinal < snapshot.devices().size(); ordinal++) {
+			GpuDevice gpu = snapshot.devices().get(ordinal);
+			List<String> fields = List.of(Integer.toString(ordinal), gpu.vendor().name().toLowerCase(Locale.ROOT),
+					Integer.toString(gpu.vendorOrdinal()), orEmpty(gpu.gpuClass()), Integer.toString(gpu.computeUnits()),
+					Long.toString(gpu.memoryBytes()), gpu.name(), orEmpty(gpu.uuid()), orEmpty(gpu.pciBusId()));
+			text.append(String.join(",", fields.stream().map(UformInfo::quoted).toList())).append('\n');
+		}
+		return text.toString();
+	}
+
+	private static String orEmpty(String value) {
+		return value == null ? "" : value;
+	}
+
+	private static String quoted(String field) {
+		if (field.contains(",") || field.contains("\"") || field.contains("\n")) {
+			return '"' + field.replace("\"", "\"\"") + '"';
+		}
+		return field;
+	}
+}

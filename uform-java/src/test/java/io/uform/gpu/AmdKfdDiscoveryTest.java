@@ -1,0 +1,140 @@
+package io.uform.gpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.uform.GpuDevice;
+import io.uform.GpuReadings;
+import io.uform.GpuVendor;
+
+class AmdKfdDiscoveryTest {
+
+	private static final long GIB = 1L << 30;
+
+	private static GpuScan scan(String fixture, Map<String, String> environment) {
+		return new AmdKfdDiscovery(Fixtures.root(fixture), environment).scan();
+	}
+
+	private static List<GpuDevice> devices(GpuScan scan) {
+		return scan.gpus().stream().map(FoundGpu::device).toList();
+	}
+
+	@Test
+	void describesAnMi300xAfterTheCpuNodes() {
+		GpuScan scan = scan("mi300x", Map.of());
+
+		assertThat(scan.problems()).isEmpty();
+		assertThat(devices(scan)).containsExactly(new GpuDevice(GpuVendor.AMD, 0, "amd-cdna3", 304, 192 * GIB,
+				"AMD Instinct MI300X OAM", "GPU-38D5B152DD64E3C4", "0000:0c:00.0"));
+	}
+
+	@Test
+	void readsMi300xLiveValuesAndLeavesTheMissingEdgeTemperatureEmpty() {
+		GpuReadings now = scan("mi300x", Map.of()).gpus().get(0).readings().get();
+
+		assertThat(now).isEqualTo(new GpuReadings(299_892_736L, 192 * GIB, 3, 142.0, null));
+	}
+
+	@Test
+	void describesAnRx7900xtx() {
+		GpuScan scan = scan("rx7900xtx", Map.of());
+
+		// No product_name on consumer boards: the name says the gfx target and KFD's name; unique_id 0 gives no UUID.
+		assertThat(devices(scan)).containsExactly(new GpuDevice(GpuVendor.AMD, 0, "amd-rdna3", 96, 24 * GIB,
+				"AMD gfx1100 (ip discovery)", null, "0000:03:00.0"));
+		assertThat(scan.gpus().get(0).readings().get()).isEqualTo(new GpuReadings(GIB, 24 * GIB, 17, 63.0, 45.0));
+	}
+
+	@Test
+	void takesNodesInNumericOrder() {
+		List<GpuDevice> devices = devices(scan("two-mi210", Map.of()));
+
+		// Node 2 before node 10, although "10" sorts before "2" as text.
+		assertThat(devices).extracting(GpuDevice::pciBusId).containsExactly("0000:63:00.0", "0000:83:00.0");
+		assertThat(devices).extracting(GpuDevice::vendorOrdinal).containsExactly(0, 1);
+		assertThat(devices).extracting(GpuDevice::uuid).containsExactly("GPU-A1B2C3D4E5F60718", null);
+		assertThat(devices).extracting(GpuDevice::gpuClass).containsOnly("amd-cdna2");
+		assertThat(devices).extracting(GpuDevice::computeUnits).containsOnly(104);
+	}
+
+	@Test
+	void readsOnlyTheDiscoveredTotalWhereTheRenderNodeIsMissing() {
+		// The second MI210 names render minor 136, which the fixture has no amdgpu directory for.
+		assertThat(scan("two-mi210", Map.of()).gpus().get(1).readings().get())
+			.isEqualTo(new GpuReadings(null, 64 * GIB, null, null, null));
+	}
+
+	@Test
+	void rocrVisibleDevicesReordersAndKeepsRocmSmiOrdinals() {
+		List<GpuDevice> devices = devices(scan("two-mi210", Map.of("ROCR_VISIBLE_DEVICES", "1,0")));
+
+		assertThat(devices).extracting(GpuDevice::vendorOrdinal).containsExactly(1, 0);
+	}
+
+	@Test
+	void rocrVisibleDevicesTakesUuidPrefixes() {
+		List<GpuDevice> devices = devices(scan("two-mi210", Map.of("ROCR_VISIBLE_DEVICES", " gpu-a1b2c ")));
+
+		assertThat(devices).extracting(GpuDevice::vendorOrdinal).containsExactly(0);
+	}
+
+	@Test
+	void hipVisibleDevicesIndexesWhatRocrLeft() {
+		List<GpuDevice> devices = devices(
+				scan("two-mi210", Map.of("ROCR_VISIBLE_DEVICES", "1,0", "HIP_VISIBLE_DEVICES", "1")));
+
+		assertThat(devices).extracting(GpuDevice::vendorOrdinal).containsExactly(0);
+	}
+
+	@Test
+	void anEmptyFilterHidesEveryGpu() {
+		GpuScan scan = scan("two-mi210", Map.of("ROCR_VISIBLE_DEVICES", ""));
+
+		assertThat(scan.gpus()).isEmpty();
+		assertThat(scan.notes()).singleElement().asString().contains("2 GPU node(s), 0 visible",
+				"ROCR_VISIBLE_DEVICES=''");
+	}
+
+	@Test
+	void noTopologyMeansNoDevicesAndNoProblem(@TempDir Path root) {
+		GpuScan scan = new AmdKfdDiscovery(root, Map.of()).scan();
+
+		assertThat(scan.gpus()).isEmpty();
+		assertThat(scan.problems()).isEmpty();
+		assertThat(scan.notes()).singleElement().asString().contains("no KFD topology");
+	}
+
+	@Test
+	void anUnreadableNodeIsSkippedAndReported(@TempDir Path root) throws IOException {
+		Path nodes = Files.createDirectories(root.resolve("sys/class/kfd/kfd/topology/nodes"));
+		// A directory where the properties file should be cannot be read, like EPERM in a container.
+		Files.createDirectories(nodes.resolve("0/properties"));
+		Files.createDirectories(nodes.resolve("1"));
+		Files.writeString(nodes.resolve("1/properties"), "simd_count 8\nsimd_per_cu 4\ngfx_target_version 90010\n");
+
+		GpuScan scan = new AmdKfdDiscovery(root, Map.of()).scan();
+
+		assertThat(devices(scan)).singleElement().satisfies((gpu) -> {
+			assertThat(gpu.computeUnits()).isEqualTo(2);
+			assertThat(gpu.memoryBytes()).isZero();
+			assertThat(gpu.pciBusId()).isNull();
+			assertThat(gpu.name()).isEqualTo("AMD gfx90a");
+		});
+		assertThat(scan.problems()).singleElement().asString().contains("KFD node 0 unreadable");
+	}
+
+	@Test
+	void parsesUnsignedSixtyFourBitProperties(@TempDir Path root) throws IOException {
+		Path file = Files.writeString(root.resolve("properties"), "unique_id 18446744073709551615\nhive_id 0\n");
+
+		assertThat(AmdKfdDiscovery.properties(file)).containsEntry("unique_id", -1L).containsEntry("hive_id", 0L);
+	}
+}

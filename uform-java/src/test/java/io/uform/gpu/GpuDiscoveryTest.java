@@ -1,0 +1,67 @@
+package io.uform.gpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.uform.GpuDevice;
+import io.uform.GpuVendor;
+import io.uform.UformException;
+
+class GpuDiscoveryTest {
+
+	private static final long GIB = 1L << 30;
+
+	@Test
+	void listsNvidiaFirstThenAmd() {
+		FakeCudaDriver driver = new FakeCudaDriver();
+		driver.gpu("NVIDIA H200", 9, 0, 132, 141 * GIB, 0x1b);
+
+		GpuDiscovery discovery = GpuDiscovery.discover(() -> Optional.of(driver), Fixtures.root("two-mi210"), Map.of());
+
+		assertThat(discovery.devices()).extracting(GpuDevice::vendor)
+			.containsExactly(GpuVendor.NVIDIA, GpuVendor.AMD, GpuVendor.AMD);
+		assertThat(discovery.problems()).isEmpty();
+		assertThat(discovery.readings(0).utilisationPercent()).isEqualTo(42);
+		assertThat(discovery.readings(2).memoryTotalBytes()).isEqualTo(64 * GIB);
+	}
+
+	@Test
+	void aBrokenNvidiaDriverLeavesAmdDevicesAndAProblem() {
+		FakeCudaDriver driver = new FakeCudaDriver();
+		driver.gpu("NVIDIA H200", 9, 0, 132, 141 * GIB, 0x1b);
+		driver.fail("cuInit", 999, "CUDA_ERROR_UNKNOWN");
+
+		GpuDiscovery discovery = GpuDiscovery.discover(() -> Optional.of(driver), Fixtures.root("mi300x"), Map.of());
+
+		assertThat(discovery.devices()).extracting(GpuDevice::gpuClass).containsExactly("amd-cdna3");
+		assertThat(discovery.problems()).singleElement().asString().contains("cuInit failed: CUDA_ERROR_UNKNOWN (999)");
+	}
+
+	@Test
+	void anyFailureInsideAVendorBecomesAProblemNotAnException(@TempDir Path root) {
+		GpuDiscovery discovery = GpuDiscovery.discover(() -> {
+			throw new UnsatisfiedLinkError("libcuda.so.1: undefined symbol");
+		}, root, Map.of());
+
+		assertThat(discovery.devices()).isEmpty();
+		assertThat(discovery.problems()).singleElement().asString().contains("NVIDIA discovery failed", "undefined symbol");
+	}
+
+	@Test
+	void readingsOfAMissingOrdinalAreNoDevice(@TempDir Path root) {
+		GpuDiscovery discovery = GpuDiscovery.discover(Optional::empty, root, Map.of());
+
+		assertThat(discovery.devices()).isEmpty();
+		assertThat(discovery.problems()).isEmpty();
+		assertThat(discovery.notes()).hasSize(2);
+		assertThatThrownBy(() -> discovery.readings(0)).isInstanceOfSatisfying(UformException.class,
+				(ex) -> assertThat(ex.status()).isEqualTo(UformException.Status.NO_DEVICE));
+	}
+}

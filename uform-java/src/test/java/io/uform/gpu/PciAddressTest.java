@@ -1,0 +1,42 @@
+package io.uform.gpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import org.junit.jupiter.api.Test;
+
+class PciAddressTest {
+
+	@Test
+	void spellingsOfOneDeviceCompareEqual() {
+		PciAddress cuda = PciAddress.parse("0000:1B:00.0");
+		PciAddress nvml = PciAddress.parse("00000000:1B:00.0");
+		PciAddress sysfs = PciAddress.parse("0000:1b:00.0");
+		PciAddress noFunction = PciAddress.parse("0000:1b:00");
+		PciAddress noDomain = PciAddress.parse("1b:00.0");
+
+		assertThat(cuda).isEqualTo(nvml).isEqualTo(sysfs).isEqualTo(noFunction).isEqualTo(noDomain)
+			.isEqualTo(new PciAddress(0, 0x1b, 0, 0));
+		assertThat(cuda).hasToString("0000:1b:00.0");
+	}
+
+	@Test
+	void keepsWideDomains() {
+		assertThat(PciAddress.parse("00010000:C1:1F.7")).isEqualTo(new PciAddress(0x10000, 0xc1, 0x1f, 7))
+			.hasToString("10000:c1:1f.7");
+	}
+
+	@Test
+	void decodesKfdLocationIds() {
+		// location_id = (bus << 8) | (device << 3) | function
+		assertThat(PciAddress.ofLocationId(0, 0x0c00)).hasToString("0000:0c:00.0");
+		assertThat(PciAddress.ofLocationId(1, (0xc1 << 8) | (3 << 3) | 1)).hasToString("0001:c1:03.1");
+	}
+
+	@Test
+	void rejectsWhatIsNoAddress() {
+		assertThatIllegalArgumentException().isThrownBy(() -> PciAddress.parse("GPU-1234"));
+		assertThatIllegalArgumentException().isThrownBy(() -> PciAddress.parse(""));
+		assertThatIllegalArgumentException().isThrownBy(() -> PciAddress.parse("0000:zz:00.0"));
+	}
+}
