@@ -2,6 +2,7 @@ package io.uform;
 
 import java.lang.ref.Cleaner;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -13,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
 
 import io.uform.UformException.Status;
+import io.uform.gpu.GpuDiscovery;
 import io.uform.host.CpuClasses;
 import io.uform.host.DeferredCalls;
 import io.uform.host.HostPlacement;
@@ -121,11 +123,15 @@ public final class Executor implements AutoCloseable {
 	 */
 	public static Executor forVram(ExecutorForVramConfig config) {
 		Objects.requireNonNull(config, "config; use ExecutorForVramConfig.defaults() for all defaults");
-		List<GpuDevice> devices = Uform.gpuDevices();
+		GpuDiscovery discovery = GpuDiscovery.system();
+		List<GpuDevice> devices = discovery.devices();
 		if (devices.isEmpty()) {
+			List<String> why = new ArrayList<>(discovery.problems());
+			why.addAll(discovery.notes());
 			throw new UformException(Status.NO_DEVICE, "No GPU found for a VRAM executor: this process sees no NVIDIA "
-					+ "(libcuda.so.1) or AMD (amdkfd) device. Check nvidia-smi or rocm-smi and CUDA_VISIBLE_DEVICES / "
-					+ "ROCR_VISIBLE_DEVICES, or run the model on Executor.forRam()");
+					+ "(libcuda.so.1) or AMD (amdkfd) device" + (why.isEmpty() ? "" : " (" + String.join("; ", why) + ")")
+					+ ". Check nvidia-smi or rocm-smi and CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES, "
+					+ "or run the model on Executor.forRam()");
 		}
 		throw new UformException(Status.UNSUPPORTED, "VRAM executors (GPU streams and scratch) are not built yet in "
 				+ "this version; found " + devices.size() + " GPU(s) via Uform.gpuDevices(). Use Executor.forRam() meanwhile");
