@@ -14,15 +14,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The IDE hints for {@code uform.ram.cpu-class} list exactly uform's CPU class vocabulary, in its
- * order, so the hints cannot drift from what the executor accepts.
+ * order, so the hints cannot drift from what the executor accepts. Read from the metadata the
+ * configuration processor generates (what IDEs read), which also proves the processor ran and
+ * merged the hand-written hints.
  */
 class ConfigurationMetadataTest {
 
 	@Test
 	void cpuClassHintsAreTheKnownCpuClasses() throws Exception {
 		String json;
-		try (InputStream in = getClass().getResourceAsStream("/META-INF/additional-spring-configuration-metadata.json")) {
-			assertThat(in).as("additional metadata on the class path").isNotNull();
+		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			assertThat(in).as("generated configuration metadata on the class path").isNotNull();
 			json = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
 		}
 		Matcher values = Pattern.compile("\"value\"\\s*:\\s*\"([^\"]+)\"").matcher(json);
@@ -30,7 +32,7 @@ class ConfigurationMetadataTest {
 		while (values.find()) {
 			hinted.add(values.group(1));
 		}
-		assertThat(json).contains("\"uform.ram.cpu-class\"");
+		assertThat(json).contains("\"uform.ram.cpu-class\"").contains("\"uform.ram.deferred-limit\"");
 		assertThat(hinted).containsExactlyElementsOf(CpuClasses.known());
 	}
 }
