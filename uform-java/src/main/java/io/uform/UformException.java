@@ -33,14 +33,19 @@ public class UformException extends RuntimeException {
 
 	private final Status status;
 
+	private final String field;
+
+	private final String value;
+
+	private final String fix;
+
 	/**
 	 * Makes an exception.
 	 * @param status why the call failed
 	 * @param message what was wrong and how to fix it
 	 */
 	public UformException(Status status, String message) {
-		super(message);
-		this.status = Objects.requireNonNull(status, "status");
+		this(status, message, null, null, null, null);
 	}
 
 	/**
@@ -50,8 +55,15 @@ public class UformException extends RuntimeException {
 	 * @param cause the underlying failure
 	 */
 	public UformException(Status status, String message, Throwable cause) {
+		this(status, message, cause, null, null, null);
+	}
+
+	private UformException(Status status, String message, Throwable cause, String field, String value, String fix) {
 		super(message, cause);
 		this.status = Objects.requireNonNull(status, "status");
+		this.field = field;
+		this.value = value;
+		this.fix = fix;
 	}
 
 	/**
@@ -70,8 +82,34 @@ public class UformException extends RuntimeException {
 	 * @return the exception, to be thrown by the caller
 	 */
 	public static UformException invalid(String field, Object value, String fix) {
-		return new UformException(Status.INVALID_ARGUMENT,
-				"Invalid " + field + " = " + value + ": " + fix);
+		return new UformException(Status.INVALID_ARGUMENT, "Invalid " + field + " = " + value + ": " + fix, null, field,
+				String.valueOf(value), fix);
+	}
+
+	/**
+	 * The config field or argument that was wrong, as uform spells it ({@code threads},
+	 * {@code memoryDomains}), so that a caller such as Spring Boot's failure analysis can name its own
+	 * property for it.
+	 * @return the field, or {@code null} when the failure is not about one field
+	 */
+	public String field() {
+		return this.field;
+	}
+
+	/**
+	 * The value the wrong field held, as text.
+	 * @return the value, or {@code null} when the failure is not about one field
+	 */
+	public String value() {
+		return this.value;
+	}
+
+	/**
+	 * What to do instead, for a failure about one field.
+	 * @return the fix, or {@code null} when the failure is not about one field
+	 */
+	public String fix() {
+		return this.fix;
 	}
 
 	@Override
