@@ -4,7 +4,6 @@ import java.lang.ref.Cleaner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -100,7 +99,7 @@ public final class Executor implements AutoCloseable {
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} naming the bad field and value
 	 */
 	public static Executor forRam(ExecutorForRamConfig config) {
-		Objects.requireNonNull(config, "config; use ExecutorForRamConfig.defaults() for all defaults");
+		UformException.requireArgument(config, "config", "pass ExecutorForRamConfig.defaults() to derive every field");
 		HostPlacement placement = HostPlacement.resolve(config, NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
 		return new Executor(Kind.RAM, placement, ThreadPinner.system());
@@ -122,7 +121,7 @@ public final class Executor implements AutoCloseable {
 	 *         {@link Status#UNSUPPORTED} where GPUs exist, until VRAM executors are built
 	 */
 	public static Executor forVram(ExecutorForVramConfig config) {
-		Objects.requireNonNull(config, "config; use ExecutorForVramConfig.defaults() for all defaults");
+		UformException.requireArgument(config, "config", "pass ExecutorForVramConfig.defaults() to derive every field");
 		GpuDiscovery discovery = GpuDiscovery.system();
 		List<GpuDevice> devices = discovery.devices();
 		if (devices.isEmpty()) {
@@ -187,7 +186,7 @@ public final class Executor implements AutoCloseable {
 	 * @param task gets the thread index and its colocation
 	 */
 	public void forThreads(ThreadTask task) {
-		Objects.requireNonNull(task, "task");
+		requireTask(task);
 		pool().forThreads(task);
 	}
 
@@ -198,7 +197,7 @@ public final class Executor implements AutoCloseable {
 	 */
 	public void forN(int n, ProngTask task) {
 		checkCount(n);
-		Objects.requireNonNull(task, "task");
+		requireTask(task);
 		pool().forN(n, task);
 	}
 
@@ -208,7 +207,7 @@ public final class Executor implements AutoCloseable {
 	 * @param task gets the index
 	 */
 	public void forN(int n, IntConsumer task) {
-		Objects.requireNonNull(task, "task");
+		requireTask(task);
 		forN(n, (index, thread, colocation) -> task.accept(index));
 	}
 
@@ -219,7 +218,7 @@ public final class Executor implements AutoCloseable {
 	 */
 	public void forNDynamic(int n, ProngTask task) {
 		checkCount(n);
-		Objects.requireNonNull(task, "task");
+		requireTask(task);
 		pool().forNDynamic(n, task);
 	}
 
@@ -229,7 +228,7 @@ public final class Executor implements AutoCloseable {
 	 * @param task gets the index
 	 */
 	public void forNDynamic(int n, IntConsumer task) {
-		Objects.requireNonNull(task, "task");
+		requireTask(task);
 		forNDynamic(n, (index, thread, colocation) -> task.accept(index));
 	}
 
@@ -241,7 +240,7 @@ public final class Executor implements AutoCloseable {
 	 */
 	public void forSlices(int n, SliceTask task) {
 		checkCount(n);
-		Objects.requireNonNull(task, "task");
+		requireTask(task);
 		pool().forSlices(n, task);
 	}
 
@@ -262,7 +261,7 @@ public final class Executor implements AutoCloseable {
 	 * @return completed when the call has run
 	 */
 	public CompletableFuture<Void> defer(Runnable call) {
-		Objects.requireNonNull(call, "call");
+		UformException.requireArgument(call, "deferred call", "pass a Callable or Runnable to defer()");
 		return defer(() -> {
 			call.run();
 			return null;
@@ -303,7 +302,7 @@ public final class Executor implements AutoCloseable {
 	 *         this executor, which would wait for itself
 	 */
 	public void drain(Mood mood) {
-		Objects.requireNonNull(mood, "mood");
+		UformException.requireArgument(mood, "mood", "pass Mood.PARKED or Mood.GRINDING");
 		checkNotFreed();
 		if (pool().isInsideTask()) {
 			throw new UformException(Status.INVALID_ARGUMENT, "drain() was called from inside a task of executor '"
@@ -376,6 +375,10 @@ public final class Executor implements AutoCloseable {
 		if (this.resources.freed.get()) {
 			throw new UformException(Status.FREED, "Executor '" + name() + "' was freed; make a new executor to run more work");
 		}
+	}
+
+	private static void requireTask(Object task) {
+		UformException.requireArgument(task, "task", "pass the work to run, e.g. (index, thread, colocation) -> ...");
 	}
 
 	private static void checkCount(int n) {

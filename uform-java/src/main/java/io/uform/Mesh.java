@@ -1,7 +1,5 @@
 package io.uform;
 
-import java.util.Objects;
-
 import io.uform.UformException.Status;
 
 /**
@@ -29,8 +27,8 @@ public final class Mesh implements AutoCloseable {
 	 * @throws UformException {@link Status#UNSUPPORTED} in this version
 	 */
 	public static Mesh bootstrap(Executor executor, MeshOptions options) {
-		Objects.requireNonNull(executor, "executor");
-		Objects.requireNonNull(options, "options; use MeshOptions.defaults() for a mesh of one process");
+		UformException.requireArgument(executor, "executor", "pass the VRAM executor whose devices join the mesh");
+		UformException.requireArgument(options, "options", "pass MeshOptions.defaults() for a mesh of one process");
 		throw new UformException(Status.UNSUPPORTED, "Mesh.bootstrap: the file-based mesh rendezvous is not built yet "
 				+ "in this version (and it needs a VRAM executor, which is not built yet either)");
 	}

@@ -87,6 +87,22 @@ public class UformException extends RuntimeException {
 	}
 
 	/**
+	 * Checks that a required argument was given.
+	 * @param <T> the argument's type
+	 * @param value the argument
+	 * @param name its name, as the caller spells it
+	 * @param fix what to pass instead of {@code null}
+	 * @return the argument, when not {@code null}
+	 * @throws UformException {@link Status#INVALID_ARGUMENT} naming the argument and the fix
+	 */
+	public static <T> T requireArgument(T value, String name, String fix) {
+		if (value == null) {
+			throw invalid(name, null, fix);
+		}
+		return value;
+	}
+
+	/**
 	 * The config field or argument that was wrong, as uform spells it ({@code threads},
 	 * {@code memoryDomains}), so that a caller such as Spring Boot's failure analysis can name its own
 	 * property for it.

@@ -104,6 +104,31 @@ class ExecutorConfigTest {
 	}
 
 	@Test
+	void missingArgumentsAreRejectedByNameNotWithANullPointerException() {
+		assertInvalidCall(() -> Executor.forRam(null), "config = null", "ExecutorForRamConfig.defaults()");
+		assertInvalidCall(() -> Executor.forVram(null), "config = null", "ExecutorForVramConfig.defaults()");
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
+			assertInvalidCall(() -> executor.forN(3, (ProngTask) null), "task = null", "work to run");
+			assertInvalidCall(() -> executor.forN(3, (java.util.function.IntConsumer) null), "task = null", "work to run");
+			assertInvalidCall(() -> executor.forNDynamic(3, (ProngTask) null), "task = null", "work to run");
+			assertInvalidCall(() -> executor.forSlices(3, null), "task = null", "work to run");
+			assertInvalidCall(() -> executor.forThreads(null), "task = null", "work to run");
+			assertInvalidCall(() -> executor.defer((Runnable) null), "deferred call = null", "Callable or Runnable");
+			assertInvalidCall(() -> executor.drain(null), "mood = null", "Mood.PARKED");
+			assertInvalidCall(() -> Mesh.bootstrap(executor, null), "options = null", "MeshOptions.defaults()");
+			assertInvalidCall(() -> Mesh.bootstrap(null, MeshOptions.defaults()), "executor = null", "VRAM executor");
+		}
+	}
+
+	private static void assertInvalidCall(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String argument,
+			String fix) {
+		assertThatThrownBy(call).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+			.hasMessageContaining(argument)
+			.hasMessageContaining(fix);
+	}
+
+	@Test
 	void gpuVendorCodesMatchTheCAbi() {
 		assertThat(GpuVendor.UNKNOWN.code()).isZero();
 		assertThat(GpuVendor.NVIDIA.code()).isEqualTo(1);
