@@ -24,9 +24,9 @@ import io.uform.UformException.Status;
  * <li>{@code slots} (fair {@link Semaphore}, {@code limit} permits): a submitter takes one before
  * it enqueues; the runner gives it back when the call has finished. So queued + running never
  * exceeds {@code limit}, and waiting submitters are admitted in arrival order.</li>
- * <li>{@code lock} guards {@code queue}, {@code freed}, {@code submitted} and {@code finished}.
- * The check for {@code freed} and the enqueue happen under it, and {@code free} sets {@code freed}
- * and enqueues the stop marker under it: so every call admitted before {@code free} is queued
+ * <li>{@code lock} guards {@code queue}, {@code submitted} and {@code finished}, and every write of
+ * {@code freed}. The check for {@code freed} and the enqueue happen under it, and {@code free} sets
+ * {@code freed} and enqueues the stop marker under it: so every call admitted before {@code free} is queued
  * before the marker and runs, and none is admitted after it (no call is silently lost).</li>
  * <li>{@code submitted} and {@code finished} only grow. The queue is FIFO and the runner is one
  * thread, so when {@code finished >= s}, the first {@code s} calls submitted have all finished:
@@ -63,7 +63,11 @@ public final class DeferredCalls {
 
 	private long finished;
 
-	private boolean freed;
+	/**
+	 * Written only under {@code lock}; volatile so that {@link #submit} can fail fast, before it waits
+	 * for a slot, without taking the lock twice. The check under the lock stays the one that counts.
+	 */
+	private volatile boolean freed;
 
 	/**
 	 * Starts the runner thread.
@@ -93,7 +97,9 @@ public final class DeferredCalls {
 		if (call == null) {
 			throw UformException.invalid("deferred call", null, "pass a Callable or Runnable to defer()");
 		}
-		checkNotFreed();
+		if (this.freed) {
+			throw freedError();
+		}
 		boolean onRunner = Thread.currentThread() == this.runner;
 		acquireSlot((onRunner) ? Duration.ZERO : maxWait, onRunner);
 		CompletableFuture<T> future = new CompletableFuture<>();
@@ -230,18 +236,6 @@ public final class DeferredCalls {
 	 */
 	public boolean isRunnerThread() {
 		return Thread.currentThread() == this.runner;
-	}
-
-	private void checkNotFreed() {
-		this.lock.lock();
-		try {
-			if (this.freed) {
-				throw freedError();
-			}
-		}
-		finally {
-			this.lock.unlock();
-		}
 	}
 
 	private UformException freedError() {
