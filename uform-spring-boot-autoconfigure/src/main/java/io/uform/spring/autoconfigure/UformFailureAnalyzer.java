@@ -16,10 +16,12 @@ import io.uform.UformException;
  */
 class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 
-	/** Which properties feed each auto-configured bean, by bean name. */
-	private static final Map<String, String> PREFIX_BY_BEAN = Map.of(
-			UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, "uform.ram",
-			"uformRamExecutorConfig", "uform.ram");
+	/**
+	 * Which properties feed each auto-configured executor bean, by bean name. Configs are validated
+	 * when the executor is made, so only executor beans fail on a property's value.
+	 */
+	private static final Map<String, String> PREFIX_BY_BEAN = Map.of(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME,
+			"uform.ram");
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, UformException cause) {
