@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
 import io.uform.UformException.Status;
@@ -45,13 +46,21 @@ import io.uform.host.ThreadPinner;
  *
  * <p>A <em>deferred call</em> ({@link #defer(Callable)}) runs later, in submission order, one at a
  * time, and may itself fork over all the threads. At most {@code deferredLimit} are in flight;
- * beyond that {@code defer} waits for a slot (or, with a wait limit, is rejected).
+ * beyond that {@code defer} waits for a slot (or, with a wait limit, is rejected). A thread that
+ * cannot wait for a slot is refused at once instead: a deferred call, and a task of this executor
+ * (the call holding a slot may be waiting for that task's fork). Futures complete on uform's
+ * completion threads, never on the deferred thread, so continuations cannot stall or deadlock it.
+ * Cancelling a future before its call starts means the call never runs.
  *
  * <h2>Lifecycle</h2>
  * {@code RUNNING → DRAINING → RUNNING} around {@link #drain(Mood)}, and {@code → FREED} with
  * {@link #free()}. After {@code free} every call that runs or submits work fails with
- * {@link Status#FREED}; {@link #statistics()} still answers. An executor nobody references is freed
- * by the garbage collector eventually; {@code free} (or try-with-resources) frees it now.
+ * {@link Status#FREED}; {@link #statistics()} still answers. {@link #drain(Mood, Duration)} and
+ * {@link #free(Duration)} bound their waits, so a call that never returns cannot hold up a
+ * shutdown. An executor nobody references is freed by the garbage collector eventually, without
+ * blocking the collector's thread; {@code free} (or try-with-resources) frees it now. Threads are
+ * daemons; calls still queued when the JVM exits never run, and their futures complete with
+ * {@link Status#FREED}.
  */
 public final class Executor implements AutoCloseable {
 
@@ -85,10 +94,11 @@ public final class Executor implements AutoCloseable {
 
 	private final AtomicInteger draining = new AtomicInteger();
 
-	private Executor(Kind kind, HostPlacement placement, ThreadPinner pinner) {
+	private Executor(Kind kind, HostPlacement placement, ThreadPinner pinner, Consumer<Thread> threadStart) {
 		this.kind = kind;
 		this.placement = placement;
-		this.resources = new Resources(kind.name().toLowerCase() + "-" + SEQUENCE.incrementAndGet(), placement, pinner);
+		this.resources = new Resources(kind.name().toLowerCase() + "-" + SEQUENCE.incrementAndGet(), placement, pinner,
+				threadStart);
 		CLEANER.register(this, this.resources);
 	}
 
@@ -99,10 +109,15 @@ public final class Executor implements AutoCloseable {
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} naming the bad field and value
 	 */
 	public static Executor forRam(ExecutorForRamConfig config) {
+		return forRam(config, Thread::start);
+	}
+
+	/** {@link #forRam(ExecutorForRamConfig)}, starting threads through a hook that tests make fail. */
+	static Executor forRam(ExecutorForRamConfig config, Consumer<Thread> threadStart) {
 		UformException.requireArgument(config, "config", "pass ExecutorForRamConfig.defaults() to derive every field");
 		HostPlacement placement = HostPlacement.resolve(config, NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
-		return new Executor(Kind.RAM, placement, ThreadPinner.system());
+		return new Executor(Kind.RAM, placement, ThreadPinner.system(), threadStart);
 	}
 
 	/**
@@ -248,8 +263,11 @@ public final class Executor implements AutoCloseable {
 	 * Submits a deferred call, waiting for a slot if {@code deferredLimit} calls are in flight.
 	 * @param <T> the result type
 	 * @param call the call; it runs on the executor's deferred thread and may fork
-	 * @return completed with the call's result, or exceptionally with what it threw
-	 * @throws UformException {@link Status#FREED} after {@link #free()}
+	 * @return completed with the call's result, or exceptionally with what it threw; cancelling it
+	 *         before the call starts means the call never runs
+	 * @throws UformException {@link Status#FREED} after {@link #free()}; {@link Status#TIMEOUT} from
+	 *         inside a task or deferred call of this executor while every slot is taken (they cannot
+	 *         wait); {@link Status#INTERRUPTED} when interrupted while waiting for a slot
 	 */
 	public <T> CompletableFuture<T> defer(Callable<T> call) {
 		return defer(call, null);
@@ -276,10 +294,10 @@ public final class Executor implements AutoCloseable {
 	 *        taken; {@code null} waits as long as it takes
 	 * @return completed with the call's result, or exceptionally with what it threw
 	 * @throws UformException {@link Status#TIMEOUT} when no slot freed in time (the call was not
-	 *         submitted); {@link Status#FREED} after {@link #free()}
+	 *         submitted); {@link Status#FREED} after {@link #free()}; {@link Status#INTERRUPTED} when
+	 *         interrupted while waiting for a slot
 	 */
 	public <T> CompletableFuture<T> defer(Callable<T> call, Duration maxWait) {
-		checkNotFreed();
 		if (maxWait != null && maxWait.isNegative()) {
 			throw UformException.invalid("maxWait", maxWait, "must be zero (reject at once) or positive, or null to wait");
 		}
@@ -288,6 +306,7 @@ public final class Executor implements AutoCloseable {
 
 	/**
 	 * Waits for every call submitted so far, then idles threads in {@link Mood#PARKED}.
+	 * @throws UformException as {@link #drain(Mood)}
 	 */
 	public void drain() {
 		drain(Mood.PARKED);
@@ -299,20 +318,50 @@ public final class Executor implements AutoCloseable {
 	 * @param mood {@link Mood#PARKED} to use no CPU when idle, {@link Mood#GRINDING} to spin for the
 	 *        lowest wake-up latency
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} from inside a task or deferred call of
-	 *         this executor, which would wait for itself
+	 *         this executor, which would wait for itself; {@link Status#INTERRUPTED} when interrupted
+	 *         while waiting (the mood is then unchanged)
 	 */
 	public void drain(Mood mood) {
+		awaitDrained(mood, null);
+	}
+
+	/**
+	 * Waits at most {@code timeout} for every call submitted so far (deferred calls, and any fork in
+	 * progress), then idles the threads in the given mood.
+	 * @param mood what idle threads do once drained
+	 * @param timeout the longest wait; {@link Duration#ZERO} only looks
+	 * @return {@code true} when everything finished in time and the mood is set; {@code false} when
+	 *         something was still running at the deadline (the mood is then unchanged)
+	 * @throws UformException as {@link #drain(Mood)}
+	 */
+	public boolean drain(Mood mood, Duration timeout) {
+		UformException.requireArgument(timeout, "timeout", "pass how long to wait, e.g. Duration.ofSeconds(30)");
+		if (timeout.isNegative()) {
+			throw UformException.invalid("timeout", timeout, "must be zero (only look) or positive");
+		}
+		return awaitDrained(mood, timeout);
+	}
+
+	private boolean awaitDrained(Mood mood, Duration timeout) {
 		UformException.requireArgument(mood, "mood", "pass Mood.PARKED or Mood.GRINDING");
 		checkNotFreed();
 		if (pool().isInsideTask()) {
 			throw new UformException(Status.INVALID_ARGUMENT, "drain() was called from inside a task of executor '"
 					+ name() + "', which would wait for itself; call it after the fork returns");
 		}
+		long deadline = deadline(timeout);
 		this.draining.incrementAndGet();
 		try {
-			this.resources.deferred.awaitSubmitted();
-			pool().awaitIdle();
-			pool().setMood(mood);
+			if (!this.resources.deferred.awaitSubmitted(deadline) || !this.resources.pool.awaitIdle(deadline)) {
+				return false;
+			}
+			this.resources.pool.setMood(mood);
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new UformException(Status.INTERRUPTED, "drain() of executor '" + name() + "' was interrupted before "
+					+ "the work submitted so far finished; the mood is unchanged and the interrupt flag is still set", ex);
 		}
 		finally {
 			this.draining.decrementAndGet();
@@ -320,20 +369,113 @@ public final class Executor implements AutoCloseable {
 	}
 
 	/**
-	 * Runs every deferred call still queued, joins every thread and releases the executor. A second
-	 * call does nothing. Safe to call from any thread but the executor's own.
+	 * Refuses new deferred calls, runs every deferred call still queued (they may still fork), waits
+	 * for a fork in progress, and joins every thread. It waits as long as those calls take; use
+	 * {@link #free(Duration)} to bound that. Calls from many threads at once all return once the
+	 * executor is freed; a call after that does nothing.
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} from inside a task or deferred call of
-	 *         this executor, which would wait for itself
+	 *         this executor, which would wait for itself; {@link Status#INTERRUPTED} when interrupted
+	 *         while waiting: the executor is then freed as {@link #free(Duration)} frees one that runs
+	 *         out of time
 	 */
 	public void free() {
-		if (this.resources.freeing.get()) {
-			return;
+		release(null);
+	}
+
+	/**
+	 * Frees the executor as {@link #free()} does, but waits at most {@code period} for the deferred
+	 * calls still queued or running and the fork in progress. When they do not finish in time, it
+	 * gives up on them: the calls that had not started never run (their futures complete with
+	 * {@link Status#FREED}), the call still running is left to return by itself (it is not
+	 * interrupted, as Spring's executors do not interrupt on a timed-out await-termination), and
+	 * the executor is freed anyway: new work is refused, every idle thread is joined, and the rest
+	 * end as soon as what they run returns.
+	 * @param period how long to wait, as Spring Boot's {@code await-termination-period}
+	 * @throws UformException {@link Status#TIMEOUT} when it gave up, naming the call that was still
+	 *         running and where it was; the executor is freed all the same
+	 */
+	public void free(Duration period) {
+		UformException.requireArgument(period, "period", "pass how long to wait, e.g. Duration.ofSeconds(30)");
+		if (period.isNegative()) {
+			throw UformException.invalid("period", period, "must be zero (do not wait) or positive");
 		}
-		if (this.resources.deferred.isRunnerThread() || this.resources.pool.isInsideTask()) {
+		release(period);
+	}
+
+	private void release(Duration period) {
+		Resources owned = this.resources;
+		if (owned.deferred.isRunnerThread() || owned.pool.isInsideTask()) {
 			throw new UformException(Status.INVALID_ARGUMENT, "free() was called from inside a task or deferred call of "
 					+ "executor '" + name() + "', which would wait for itself; free it from outside the executor");
 		}
-		this.resources.run();
+		if (owned.freed.get()) {
+			return;
+		}
+		long deadline = deadline(period);
+		owned.deferred.shutdown();
+		boolean interrupted = false;
+		boolean callsDone = false;
+		try {
+			// The runner exits after the last queued call; the futures complete on other threads just
+			// after, and free() promises they are complete when it returns.
+			callsDone = owned.deferred.awaitTermination(deadline) && owned.deferred.awaitSubmitted(deadline);
+		}
+		catch (InterruptedException ex) {
+			interrupted = true;
+		}
+		String stuck = null;
+		int dropped = 0;
+		if (!callsDone) {
+			stuck = owned.deferred.describeRunning();
+			dropped = owned.deferred.abandonQueued((interrupted) ? "free() was interrupted"
+					: "free(" + period + ") ran out of time", false);
+		}
+		boolean joined = false;
+		owned.pool.requestStop();
+		if (!interrupted) {
+			try {
+				joined = owned.pool.stop(deadline);
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		owned.freed.set(true);
+		if (callsDone && joined) {
+			return;
+		}
+		String what = ((stuck != null) ? stuck : "a fork still in progress") + "; " + dropped
+				+ " queued call(s) were dropped (their futures completed with FREED)";
+		List<String> alive = owned.pool.liveWorkers();
+		if (!owned.deferred.terminated()) {
+			alive = new ArrayList<>(alive);
+			alive.add("uform-" + owned.name + "-deferred");
+		}
+		String left = (alive.isEmpty()) ? "" : "; still alive, until what they run returns: " + alive;
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+			throw new UformException(Status.INTERRUPTED, "free() of executor '" + name() + "' was interrupted while it "
+					+ "waited: " + what + left + ". The executor is freed; the interrupt flag is still set");
+		}
+		throw new UformException(Status.TIMEOUT, "Executor '" + name() + "' did not finish its work within " + period
+				+ ": " + what + left + ". The executor is freed all the same; make the call return sooner (check for "
+				+ "interrupts, add timeouts), or allow a longer period");
+	}
+
+	private static long deadline(Duration wait) {
+		if (wait == null) {
+			return Long.MAX_VALUE;
+		}
+		long now = System.nanoTime();
+		long nanos;
+		try {
+			nanos = wait.toNanos();
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE;
+		}
+		long deadline = now + nanos;
+		return (deadline < now || deadline == Long.MAX_VALUE) ? Long.MAX_VALUE - 1 : deadline;
 	}
 
 	/** Same as {@link #free()}, for try-with-resources. */
@@ -355,7 +497,8 @@ public final class Executor implements AutoCloseable {
 		String pinned = this.resources.pinFailure.get();
 		return new ExecutorStatistics(name(), this.kind, state, pool.mood(), threads(), domains,
 				this.placement.cpuClass(), (pinned == null) ? "pinned" : "not pinned: " + pinned, pool.forks(),
-				deferred.inFlight(), deferred.limit(), deferred.completed(), deferred.failed(), deferred.rejected());
+				deferred.inFlight(), deferred.limit(), deferred.completed(), deferred.failed(), deferred.cancelled(),
+				deferred.rejected());
 	}
 
 	@Override
@@ -399,18 +542,15 @@ public final class Executor implements AutoCloseable {
 
 		final DeferredCalls deferred;
 
-		/** Set by the first free(); from then on new deferred calls are refused. */
-		final AtomicBoolean freeing = new AtomicBoolean();
-
 		/**
-		 * Set once free() has run the queued calls and joined the threads. Until then forks still run:
-		 * the queued deferred calls that free() runs may fork.
+		 * Set once free() has run the queued calls and joined the threads (or given up on them). Until
+		 * then forks still run: the queued deferred calls that free() runs may fork.
 		 */
 		final AtomicBoolean freed = new AtomicBoolean();
 
 		final AtomicReference<String> pinFailure = new AtomicReference<>();
 
-		Resources(String name, HostPlacement placement, ThreadPinner pinner) {
+		Resources(String name, HostPlacement placement, ThreadPinner pinner, Consumer<Thread> threadStart) {
 			this.name = name;
 			// The caller of a fork is an application thread and is never pinned; workers pin themselves.
 			if (placement.threads() == 1) {
@@ -422,39 +562,35 @@ public final class Executor implements AutoCloseable {
 					this.pinFailure.compareAndSet(null, failure);
 				}
 			};
-			this.pool = new HostPool("uform-" + name, placement.threads(), placement.colocationOfThread(), pinSelf);
-			this.deferred = new DeferredCalls("uform-" + name, placement.deferredLimit());
+			HostPool workers = new HostPool(name, placement.threads(), placement.colocationOfThread(), pinSelf,
+					threadStart);
+			this.pool = workers;
+			try {
+				// The runner stops the workers once the last queued call has run, so that freeing never
+				// needs a thread of its own to wait (the Cleaner's action below does not wait at all).
+				this.deferred = new DeferredCalls(name, placement.deferredLimit(), workers::isInsideTask,
+						workers::requestStop, threadStart);
+			}
+			catch (Throwable ex) {
+				// Started workers would otherwise wait forever for a fork nobody can send.
+				try {
+					workers.stop();
+				}
+				catch (InterruptedException ie) {
+					Thread.currentThread().interrupt();
+				}
+				throw ex;
+			}
 		}
 
-		/** Frees once: runs queued deferred calls, then stops the workers. Also the Cleaner's action. */
+		/**
+		 * The Cleaner's action, for an executor nobody references: refuses new calls and lets the
+		 * deferred thread run what is queued and then stop the workers. It never waits, so one
+		 * executor's stuck call cannot hold up the cleaning of others (one Cleaner thread serves all).
+		 */
 		@Override
 		public void run() {
-			if (!this.freeing.compareAndSet(false, true)) {
-				return;
-			}
-			boolean interrupted = false;
-			while (true) {
-				try {
-					this.deferred.free();
-					break;
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-			}
-			while (true) {
-				try {
-					this.pool.stop();
-					break;
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-			}
-			this.freed.set(true);
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
+			this.deferred.shutdown();
 		}
 	}
 }

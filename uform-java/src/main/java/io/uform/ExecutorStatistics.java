@@ -20,11 +20,15 @@ import java.util.List;
  * @param deferredLimit deferred calls tracked at once
  * @param deferredCompleted deferred calls that returned normally
  * @param deferredFailed deferred calls that threw
- * @param deferredRejected deferred calls refused because every slot stayed taken
+ * @param deferredCancelled accepted deferred calls that never ran: their future was done (cancelled,
+ *        or completed by its holder) before they started, or a bounded free gave up on them
+ * @param deferredRejected submissions refused: no slot in time, interrupted while waiting, or after
+ *        free. Every accepted call ends as exactly one of completed, failed or cancelled, so
+ *        completed + failed + cancelled + in flight = accepted
  */
 public record ExecutorStatistics(String name, Executor.Kind kind, Executor.State state, Mood mood, int threads,
 		List<Integer> memoryDomains, String cpuClass, String pinning, long forks, int deferredInFlight,
-		int deferredLimit, long deferredCompleted, long deferredFailed, long deferredRejected) {
+		int deferredLimit, long deferredCompleted, long deferredFailed, long deferredCancelled, long deferredRejected) {
 
 	/**
 	 * How many memory domains (colocations) the threads span.

@@ -27,6 +27,11 @@ public class UformException extends RuntimeException {
 		TIMEOUT,
 		/** The executor or mesh was freed; nothing can run on it any more. */
 		FREED,
+		/**
+		 * The calling thread was interrupted while it waited, so the call did not happen; its interrupt
+		 * flag is set again. Java's own addition: C threads have no interrupts.
+		 */
+		INTERRUPTED,
 		/** The GPU driver reported an error; the message carries the driver's own name for it. */
 		DEVICE_ERROR
 	}

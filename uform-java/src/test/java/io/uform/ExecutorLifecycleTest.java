@@ -1,5 +1,7 @@
 package io.uform;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -47,13 +49,16 @@ class ExecutorLifecycleTest {
 		firstStarted.await();
 		Thread freer = new Thread(executor::free);
 		freer.start();
-		// free() has refused new calls (or is about to) but has not run the queue yet: the first call blocks it.
-		assertThat(ran).hasValue(0);
+		// Once free() refuses new calls it is running: it must now wait for the queue, not drop it.
+		ExecutorFaultsTest.awaitRefusal(executor);
+		Thread.sleep(50);
+		assertThat(freer.isAlive()).as("free() returned while calls were still queued").isTrue();
+		assertThat(queued).noneSatisfy((future) -> assertThat(future).isDone());
 		release.countDown();
 		freer.join(30_000);
 		assertThat(freer.isAlive()).isFalse();
 		assertThat(ran).hasValue(101);
-		assertThat(queued).allSatisfy((future) -> assertThat(future).isCompleted());
+		assertThat(queued).allSatisfy((future) -> assertThat(future).isCompletedWithValue(null));
 		assertThat(executor.statistics().state()).isEqualTo(Executor.State.FREED);
 	}
 
@@ -110,10 +115,13 @@ class ExecutorLifecycleTest {
 			executor.drain(Mood.PARKED);
 			assertThat(executor.statistics().mood()).isEqualTo(Mood.PARKED);
 			awaitWorkersIn(prefix, Set.of(Thread.State.WAITING));
+			// Measured in CPU time, not sampled thread states: a parked pool burns (almost) none.
+			assertThat(workerCpuMillis(prefix, 300)).allSatisfy((millis) -> assertThat(millis).isLessThan(30));
 
 			executor.drain(Mood.GRINDING);
 			assertThat(executor.statistics().mood()).isEqualTo(Mood.GRINDING);
-			awaitWorkersIn(prefix, Set.of(Thread.State.RUNNABLE));
+			// Two grinding workers on however many cores: each still gets a good part of 300 ms.
+			assertThat(workerCpuMillis(prefix, 300)).allSatisfy((millis) -> assertThat(millis).isGreaterThan(60));
 			// Grinding workers still take forks.
 			AtomicInteger count = new AtomicInteger();
 			executor.forN(1000, (index) -> count.incrementAndGet());
@@ -121,7 +129,22 @@ class ExecutorLifecycleTest {
 
 			executor.drain(Mood.PARKED);
 			awaitWorkersIn(prefix, Set.of(Thread.State.WAITING));
+			assertThat(workerCpuMillis(prefix, 300)).allSatisfy((millis) -> assertThat(millis).isLessThan(30));
 		}
+	}
+
+	/** CPU time each worker used over a window of {@code windowMillis}, in milliseconds. */
+	private static List<Long> workerCpuMillis(String prefix, long windowMillis) throws InterruptedException {
+		ThreadMXBean threadsBean = ManagementFactory.getThreadMXBean();
+		List<Thread> workers = liveThreads((name) -> name.startsWith(prefix));
+		assertThat(workers).isNotEmpty();
+		long[] before = workers.stream().mapToLong((worker) -> threadsBean.getThreadCpuTime(worker.getId())).toArray();
+		Thread.sleep(windowMillis);
+		List<Long> used = new java.util.ArrayList<>();
+		for (int w = 0; w < workers.size(); w++) {
+			used.add(TimeUnit.NANOSECONDS.toMillis(threadsBean.getThreadCpuTime(workers.get(w).getId()) - before[w]));
+		}
+		return used;
 	}
 
 	@Test
@@ -191,7 +214,7 @@ class ExecutorLifecycleTest {
 		}
 	}
 
-	private static List<Thread> liveThreads(Predicate<String> name) {
+	static List<Thread> liveThreads(Predicate<String> name) {
 		return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
 			.filter((thread) -> name.test(thread.getName())).toList();
 	}

@@ -2,13 +2,20 @@ package io.uform.host;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import io.uform.UformException;
 import io.uform.UformException.Status;
@@ -22,26 +29,40 @@ import io.uform.UformException.Status;
  * <h2>Invariants</h2>
  * <ul>
  * <li>{@code slots} (fair {@link Semaphore}, {@code limit} permits): a submitter takes one before
- * it enqueues; the runner gives it back when the call has finished. So queued + running never
- * exceeds {@code limit}, and waiting submitters are admitted in arrival order.</li>
- * <li>{@code lock} guards {@code queue}, {@code submitted} and {@code finished}, and every write of
- * {@code freed}. The check for {@code freed} and the enqueue happen under it, and {@code free} sets
- * {@code freed} and enqueues the stop marker under it: so every call admitted before {@code free} is queued
- * before the marker and runs, and none is admitted after it (no call is silently lost).</li>
- * <li>{@code submitted} and {@code finished} only grow. The queue is FIFO and the runner is one
- * thread, so when {@code finished >= s}, the first {@code s} calls submitted have all finished:
- * {@code drain} waits for the {@code submitted} it read on entry.</li>
- * <li>The runner never waits for a slot (a call that defers while all slots are taken would wait
- * for itself): from the runner thread, a full limit is an immediate rejection.</li>
+ * it enqueues; the runner gives it back when the call has finished (or was skipped). So queued +
+ * running never exceeds {@code limit}, and waiting submitters are admitted in arrival order.</li>
+ * <li>{@code lock} guards {@code queue}, {@code submitted}, {@code finished}, {@code running} and
+ * every write of {@code freed}. The check for {@code freed} and the enqueue happen under it, and
+ * {@code shutdown} sets {@code freed} and enqueues the stop marker under it: so every call admitted
+ * before {@code shutdown} is queued before the marker and runs (or is abandoned, with its future
+ * completed, by a bounded free that gives up), and none is admitted after it. No call is lost.</li>
+ * <li>{@code submitted} and {@code finished} only grow. A call counts as finished only once its
+ * slot is released and its future is complete, so when {@code drain} sees {@code finished >= s},
+ * the first {@code s} calls submitted have freed their slots and completed their futures.</li>
+ * <li>Futures complete on {@link DeferredCompletions}' threads, never on the runner: continuations
+ * attached to a future run there, so one that blocks (or waits for a later deferred call) cannot
+ * hold up, or deadlock, the runner.</li>
+ * <li>A thread that cannot wait for a slot never does: the runner (a call that defers while all
+ * slots are taken would wait for itself) and a thread inside a task of the executor (the running
+ * call may be waiting for that task's fork). From them, a full limit is an immediate rejection.</li>
+ * <li>Accounting: every accepted call ends as exactly one of completed, failed or cancelled;
+ * every refused submission (no slot in time, interrupted, after free) counts as rejected.</li>
  * </ul>
  */
 public final class DeferredCalls {
 
 	private static final Object STOP = new Object();
 
+	/** Executors with a live runner, so that calls still queued at JVM exit get their futures completed. */
+	private static final Set<DeferredCalls> LIVE = ConcurrentHashMap.newKeySet();
+
 	private final String name;
 
 	private final int limit;
+
+	private final BooleanSupplier cannotWait;
+
+	private final Runnable onStop;
 
 	private final Semaphore slots;
 
@@ -57,11 +78,16 @@ public final class DeferredCalls {
 
 	private final AtomicLong failed = new AtomicLong();
 
+	private final AtomicLong cancelled = new AtomicLong();
+
 	private final AtomicLong rejected = new AtomicLong();
 
 	private long submitted;
 
 	private long finished;
+
+	/** The call the runner is running, for a report of a call that would not finish. */
+	private Call<?> running;
 
 	/**
 	 * Written only under {@code lock}; volatile so that {@link #submit} can fail fast, before it waits
@@ -71,16 +97,49 @@ public final class DeferredCalls {
 
 	/**
 	 * Starts the runner thread.
-	 * @param name the executor's name; the runner is called {@code name-deferred}
+	 * @param name the executor's name; the runner is called {@code uform-<name>-deferred}
 	 * @param limit calls in flight at once, at least 1
+	 * @param cannotWait whether the current thread must not wait for a slot (it is inside a task of
+	 *        the executor)
+	 * @param onStop run on the runner when it stops, after the last call (the executor stops its
+	 *        workers there, so that a free never has to wait for it)
+	 * @throws UformException {@link Status#OUT_OF_MEMORY} when the runner thread cannot start
 	 */
-	public DeferredCalls(String name, int limit) {
+	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop) {
+		this(name, limit, cannotWait, onStop, Thread::start);
+	}
+
+	/**
+	 * Starts the runner thread through {@code threadStart}, which tests replace to make it fail.
+	 * @param name the executor's name
+	 * @param limit calls in flight at once, at least 1
+	 * @param cannotWait whether the current thread must not wait for a slot
+	 * @param onStop run on the runner when it stops
+	 * @param threadStart starts one thread ({@link Thread#start()} outside tests)
+	 */
+	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop,
+			Consumer<Thread> threadStart) {
 		this.name = name;
 		this.limit = limit;
+		this.cannotWait = cannotWait;
+		this.onStop = onStop;
 		this.slots = new Semaphore(limit, true);
-		this.runner = new Thread(this::runCalls, name + "-deferred");
+		this.runner = new Thread(this::runCalls, "uform-" + name + "-deferred");
 		this.runner.setDaemon(true);
-		this.runner.start();
+		JvmExit.register();
+		LIVE.add(this);
+		try {
+			threadStart.accept(this.runner);
+		}
+		catch (Throwable ex) {
+			LIVE.remove(this);
+			if (ex instanceof OutOfMemoryError) {
+				throw new UformException(Status.OUT_OF_MEMORY, "Executor '" + name + "' could not start its deferred-call "
+						+ "thread (" + ex.getMessage() + "); raise the process's thread limit (ulimit -u, a container's pids "
+						+ "limit) or free executors you no longer use", ex);
+			}
+			throw ex;
+		}
 	}
 
 	/**
@@ -90,27 +149,31 @@ public final class DeferredCalls {
 	 * @param maxWait how long to wait for a slot; {@code null} waits as long as it takes,
 	 *        {@link Duration#ZERO} not at all
 	 * @return a future completed with the call's result or failure
-	 * @throws UformException {@link Status#FREED} after {@link #free}; {@link Status#TIMEOUT} when no
-	 *         slot freed in time, or the wait was interrupted
+	 * @throws UformException {@link Status#FREED} after {@link #shutdown}; {@link Status#TIMEOUT} when
+	 *         no slot freed in time, or none was free for a thread that cannot wait;
+	 *         {@link Status#INTERRUPTED} when interrupted while waiting (the flag stays set)
 	 */
 	public <T> CompletableFuture<T> submit(Callable<T> call, Duration maxWait) {
 		if (call == null) {
 			throw UformException.invalid("deferred call", null, "pass a Callable or Runnable to defer()");
 		}
 		if (this.freed) {
+			this.rejected.incrementAndGet();
 			throw freedError();
 		}
 		boolean onRunner = Thread.currentThread() == this.runner;
-		acquireSlot((onRunner) ? Duration.ZERO : maxWait, onRunner);
+		boolean inTask = !onRunner && this.cannotWait.getAsBoolean();
+		acquireSlot((onRunner || inTask) ? Duration.ZERO : maxWait, onRunner, inTask);
 		CompletableFuture<T> future = new CompletableFuture<>();
 		this.lock.lock();
 		try {
 			if (this.freed) {
 				this.slots.release();
+				this.rejected.incrementAndGet();
 				throw freedError();
 			}
 			this.submitted++;
-			this.queue.addLast(new Call<>(call, future));
+			this.queue.addLast(new Call<>(this.submitted, call, future));
 			this.changed.signalAll();
 		}
 		finally {
@@ -119,7 +182,7 @@ public final class DeferredCalls {
 		return future;
 	}
 
-	private void acquireSlot(Duration maxWait, boolean onRunner) {
+	private void acquireSlot(Duration maxWait, boolean onRunner, boolean inTask) {
 		boolean acquired;
 		try {
 			if (maxWait == null) {
@@ -133,46 +196,100 @@ public final class DeferredCalls {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			this.rejected.incrementAndGet();
-			throw new UformException(Status.TIMEOUT, "Interrupted while waiting for a deferred-call slot of '"
-					+ this.name + "'; the call was not submitted", ex);
+			throw new UformException(Status.INTERRUPTED, "Executor '" + this.name + "': the thread was interrupted while "
+					+ "it waited for a deferred-call slot, so the call was not submitted; its interrupt flag is still set", ex);
 		}
 		if (!acquired) {
 			this.rejected.incrementAndGet();
-			String why = (onRunner)
-					? "a deferred call deferred another while all " + this.limit
-							+ " slots were taken; it cannot wait, since the slots free only as calls (itself included) finish. "
-							+ "Raise deferredLimit or run the inner work directly"
-					: "all " + this.limit + " deferred-call slots stayed taken for " + maxWait
-							+ "; raise deferredLimit, wait longer, or call drain() first";
+			String why;
+			if (onRunner) {
+				why = "a deferred call deferred another while all " + this.limit + " slots were taken; it cannot wait, "
+						+ "since the slots free only as calls (itself included) finish. Raise deferredLimit or run the inner "
+						+ "work directly";
+			}
+			else if (inTask) {
+				why = "it came from inside one of its own tasks while all " + this.limit + " slots were taken; a task "
+						+ "cannot wait for a slot, since the call holding one may be waiting for this very fork. Raise "
+						+ "deferredLimit, or defer after the fork returns";
+			}
+			else {
+				why = "all " + this.limit + " deferred-call slots stayed taken for " + maxWait
+						+ "; raise deferredLimit, wait longer, or call drain() first";
+			}
 			throw new UformException(Status.TIMEOUT, "Executor '" + this.name + "' rejected a deferred call: " + why);
 		}
 	}
 
 	private void runCalls() {
-		while (true) {
-			Object next;
-			this.lock.lock();
-			try {
-				while (this.queue.isEmpty()) {
-					this.changed.awaitUninterruptibly();
+		try {
+			while (true) {
+				Object next;
+				this.lock.lock();
+				try {
+					while (this.queue.isEmpty()) {
+						this.changed.awaitUninterruptibly();
+					}
+					next = this.queue.pollFirst();
+					if (next != STOP) {
+						this.running = (Call<?>) next;
+					}
 				}
-				next = this.queue.pollFirst();
+				finally {
+					this.lock.unlock();
+				}
+				if (next == STOP) {
+					return;
+				}
+				Call<?> call = (Call<?>) next;
+				if (call.future.isDone()) {
+					// Cancelled (or completed by its holder) before it started: the call is not run.
+					finish(call, Outcome.CANCELLED, null, null);
+					continue;
+				}
+				// One call's interrupt of this thread must not leak into the next call.
+				Thread.interrupted();
+				call.run(this);
 			}
-			finally {
-				this.lock.unlock();
-			}
-			if (next == STOP) {
-				return;
-			}
-			// One call's interrupt of this thread must not leak into the next call.
-			Thread.interrupted();
-			Call<?> call = (Call<?>) next;
-			call.run(this);
+		}
+		finally {
+			LIVE.remove(this);
+			this.onStop.run();
 		}
 	}
 
-	void finish(boolean ok) {
-		(ok ? this.completed : this.failed).incrementAndGet();
+	/** How a call ended. */
+	enum Outcome {
+		COMPLETED, FAILED, CANCELLED
+	}
+
+	/**
+	 * Ends a call taken off the queue: releases its slot first, then completes its future on
+	 * {@link DeferredCompletions}' threads, and only then counts it finished (see the class comment).
+	 */
+	<T> void finish(Call<T> call, Outcome outcome, T result, Throwable thrown) {
+		this.lock.lock();
+		try {
+			if (this.running == call) {
+				this.running = null;
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+		(switch (outcome) {
+			case COMPLETED -> this.completed;
+			case FAILED -> this.failed;
+			case CANCELLED -> this.cancelled;
+		}).incrementAndGet();
+		this.slots.release();
+		if (outcome == Outcome.CANCELLED) {
+			countFinished();
+			return;
+		}
+		DeferredCompletions.complete(call.future, result, thrown, this::countFinished);
+	}
+
+	private void countFinished() {
 		this.lock.lock();
 		try {
 			this.finished++;
@@ -181,25 +298,37 @@ public final class DeferredCalls {
 		finally {
 			this.lock.unlock();
 		}
-		this.slots.release();
 	}
 
 	/**
 	 * Waits until every call submitted before this method was entered has finished.
+	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
+	 * @return {@code true} when they all finished by the deadline
+	 * @throws InterruptedException if interrupted while waiting
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} when called from a deferred call
 	 *         (it would wait for itself)
 	 */
-	public void awaitSubmitted() {
+	public boolean awaitSubmitted(long deadline) throws InterruptedException {
 		if (Thread.currentThread() == this.runner) {
 			throw new UformException(Status.INVALID_ARGUMENT, "drain() was called from inside a deferred call of '"
 					+ this.name + "', which would wait for itself; call drain() from outside the executor");
 		}
-		this.lock.lock();
+		this.lock.lockInterruptibly();
 		try {
 			long target = this.submitted;
 			while (this.finished < target) {
-				this.changed.awaitUninterruptibly();
+				if (deadline == Long.MAX_VALUE) {
+					this.changed.await();
+				}
+				else {
+					long left = deadline - System.nanoTime();
+					if (left <= 0) {
+						return false;
+					}
+					this.changed.awaitNanos(left);
+				}
 			}
+			return true;
 		}
 		finally {
 			this.lock.unlock();
@@ -207,15 +336,10 @@ public final class DeferredCalls {
 	}
 
 	/**
-	 * Refuses new calls, runs every call already queued, and joins the runner thread. A second call
-	 * does nothing more than wait for the first.
-	 * @throws InterruptedException if interrupted while joining; the queued calls still run
+	 * Refuses new calls and queues the stop marker behind the calls already queued; never waits. The
+	 * runner runs those calls, then runs {@code onStop} and exits. Calling it again does nothing.
 	 */
-	public void free() throws InterruptedException {
-		if (Thread.currentThread() == this.runner) {
-			throw new UformException(Status.INVALID_ARGUMENT, "free() was called from inside a deferred call of '"
-					+ this.name + "', which would wait for itself; free the executor from outside it");
-		}
+	public void shutdown() {
 		this.lock.lock();
 		try {
 			if (!this.freed) {
@@ -227,7 +351,103 @@ public final class DeferredCalls {
 		finally {
 			this.lock.unlock();
 		}
-		this.runner.join();
+	}
+
+	/**
+	 * Waits for the runner to exit, which it does after {@link #shutdown} once every queued call has
+	 * run. Safe to call from many threads at once.
+	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
+	 * @return {@code true} when the runner has exited
+	 * @throws InterruptedException if interrupted while waiting
+	 * @throws UformException {@link Status#INVALID_ARGUMENT} when called from a deferred call
+	 */
+	public boolean awaitTermination(long deadline) throws InterruptedException {
+		if (Thread.currentThread() == this.runner) {
+			throw new UformException(Status.INVALID_ARGUMENT, "free() was called from inside a deferred call of '"
+					+ this.name + "', which would wait for itself; free the executor from outside it");
+		}
+		if (deadline == Long.MAX_VALUE) {
+			this.runner.join();
+		}
+		else {
+			long left = deadline - System.nanoTime();
+			if (left > 0) {
+				TimeUnit.NANOSECONDS.timedJoin(this.runner, left);
+			}
+		}
+		return !this.runner.isAlive();
+	}
+
+	/**
+	 * Gives up on the calls still queued: each is taken off the queue, never runs, and its future
+	 * completes exceptionally with {@link Status#FREED} (counted as cancelled). The running call, if
+	 * any, is left to finish. Only after {@link #shutdown}.
+	 * @param why the end of the futures' message: why the calls were dropped
+	 * @param inline complete the futures on this thread (at JVM exit, when no other thread may run)
+	 * @return how many calls were dropped
+	 */
+	public int abandonQueued(String why, boolean inline) {
+		List<Call<?>> dropped = new ArrayList<>();
+		this.lock.lock();
+		try {
+			for (Object entry : this.queue) {
+				if (entry != STOP) {
+					dropped.add((Call<?>) entry);
+				}
+			}
+			this.queue.removeIf((entry) -> entry != STOP);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		for (Call<?> call : dropped) {
+			UformException error = new UformException(Status.FREED, "Executor '" + this.name + "' dropped deferred call #"
+					+ call.sequence + " before it started: " + why);
+			this.cancelled.incrementAndGet();
+			this.slots.release();
+			if (inline) {
+				call.future.completeExceptionally(error);
+				countFinished();
+			}
+			else {
+				DeferredCompletions.complete(call.future, null, error, this::countFinished);
+			}
+		}
+		return dropped.size();
+	}
+
+	/**
+	 * Describes the call running now, for a report of why a free could not finish: its number, its
+	 * class, how long it has run, and where the runner is in it.
+	 * @return the description, or {@code null} when no call is running
+	 */
+	public String describeRunning() {
+		Call<?> call;
+		this.lock.lock();
+		try {
+			call = this.running;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		if (call == null) {
+			return null;
+		}
+		long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - call.startedNanos);
+		StringBuilder where = new StringBuilder();
+		StackTraceElement[] stack = this.runner.getStackTrace();
+		int shown = 0;
+		for (StackTraceElement frame : stack) {
+			if (shown == 3) {
+				break;
+			}
+			if (shown > 0 || !frame.getClassName().startsWith("java.") && !frame.getClassName().startsWith("jdk.")) {
+				where.append((shown == 0) ? " at " : " < ").append(frame);
+				shown++;
+			}
+		}
+		return "deferred call #" + call.sequence + " (" + call.callable.getClass().getName() + ") has run for "
+				+ millis + " ms on thread " + this.runner.getName() + where;
 	}
 
 	/**
@@ -236,6 +456,14 @@ public final class DeferredCalls {
 	 */
 	public boolean isRunnerThread() {
 		return Thread.currentThread() == this.runner;
+	}
+
+	/**
+	 * Whether the runner thread has exited.
+	 * @return {@code true} after the stop marker was reached
+	 */
+	public boolean terminated() {
+		return !this.runner.isAlive();
 	}
 
 	private UformException freedError() {
@@ -276,7 +504,16 @@ public final class DeferredCalls {
 	}
 
 	/**
-	 * Submissions refused for want of a slot (or interrupted while waiting for one).
+	 * Accepted calls that never ran: their future was done (cancelled, or completed by its holder)
+	 * before they started, or a free gave up on them.
+	 * @return a count
+	 */
+	public long cancelled() {
+		return this.cancelled.get();
+	}
+
+	/**
+	 * Submissions refused: no slot in time, interrupted while waiting, or after free.
 	 * @return a count
 	 */
 	public long rejected() {
@@ -284,9 +521,24 @@ public final class DeferredCalls {
 	}
 
 	/** One queued call and the future it completes. */
-	private record Call<T>(Callable<T> callable, CompletableFuture<T> future) {
+	static final class Call<T> {
+
+		final long sequence;
+
+		final Callable<T> callable;
+
+		final CompletableFuture<T> future;
+
+		volatile long startedNanos;
+
+		Call(long sequence, Callable<T> callable, CompletableFuture<T> future) {
+			this.sequence = sequence;
+			this.callable = callable;
+			this.future = future;
+		}
 
 		void run(DeferredCalls owner) {
+			this.startedNanos = System.nanoTime();
 			T result = null;
 			Throwable thrown = null;
 			try {
@@ -295,19 +547,40 @@ public final class DeferredCalls {
 			catch (Throwable ex) {
 				thrown = ex;
 			}
-			// Complete before counting the call finished: when drain() returns, the futures of every
-			// call it waited for are done. (Continuations that run inside complete() run on this
-			// thread while the call still holds its slot.)
-			try {
-				if (thrown == null) {
-					this.future.complete(result);
-				}
-				else {
-					this.future.completeExceptionally(thrown);
-				}
+			owner.finish(this, (thrown == null) ? Outcome.COMPLETED : Outcome.FAILED, result, thrown);
+		}
+	}
+
+	/**
+	 * Completes the futures of calls still queued when the JVM exits. Executor threads are daemons,
+	 * so that a forgotten executor never keeps a JVM alive; without this hook the futures of calls
+	 * queued at exit would never complete, and whoever waits on them (a request thread, a
+	 * continuation that logs) would never hear. The running call is not waited for: exit must not
+	 * hang on user code.
+	 */
+	static final class JvmExit {
+
+		private static final AtomicBoolean REGISTERED = new AtomicBoolean();
+
+		private JvmExit() {
+		}
+
+		static void register() {
+			if (REGISTERED.get() || !REGISTERED.compareAndSet(false, true)) {
+				return;
 			}
-			finally {
-				owner.finish(thrown == null);
+			try {
+				Runtime.getRuntime().addShutdownHook(new Thread(JvmExit::run, "uform-jvm-exit"));
+			}
+			catch (IllegalStateException ex) {
+				// The JVM is already exiting: nothing can be queued for long.
+			}
+		}
+
+		private static void run() {
+			for (DeferredCalls calls : LIVE) {
+				calls.shutdown();
+				calls.abandonQueued("the JVM is exiting", true);
 			}
 		}
 	}

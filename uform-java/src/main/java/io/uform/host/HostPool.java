@@ -2,10 +2,12 @@ package io.uform.host;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
 import io.uform.Mood;
@@ -43,17 +45,26 @@ import io.uform.UformException;
  * zero unparks the caller if the caller registered in {@code waitingCaller}.</li>
  * <li>{@code cursor} ({@link PaddedLong}): reset by the caller before publishing; claimed with
  * atomic {@code getAndAdd} by every thread in a dynamic fork.</li>
- * <li>{@code failure} (volatile, CAS): the first throwable of a fork; later ones are added to it as
- * suppressed ({@link Throwable#addSuppressed} is synchronised). Read and cleared by the caller
- * after {@code pending} is zero.</li>
+ * <li>{@code failures} (one plain slot per thread) and {@code anyFailure} (plain, only ever set to
+ * {@code true} by the threads): a thread whose task throws stores the throwable in its own slot,
+ * then counts {@code pending} down; the caller reads them after it has seen {@code pending} at zero,
+ * which publishes them, and clears them before the next fork. Recording a failure allocates nothing
+ * and calls nothing, so it cannot itself fail, even when the heap is exhausted: a worker always
+ * reaches {@code shareDone}, and the caller always waits for its workers (a {@code finally}).</li>
+ * <li>{@code stopRequested} (volatile) and {@code stopping} (volatile, written only under
+ * {@code forkLock}): {@link #requestStop} sets the first and, if it can take the lock without
+ * waiting, the second; otherwise the thread that holds the lock (a fork in progress) sets
+ * {@code stopping} when it finishes, and looks again after it unlocks. Both sides write their own
+ * variable before they read the other's (Dekker again), so one of them always sets it. Workers exit
+ * only when {@code stopping} is set, which never happens while a fork is in progress: a fork's
+ * workers never vanish under it.</li>
  * <li>{@code Worker.parked} (volatile, one per worker) and {@code waitingCaller} (volatile): the
  * Dekker handshake that makes parking safe. A sleeper first writes its flag, then re-reads the
  * condition it waits for; a waker first changes the condition, then reads the flag. With both
  * volatile (sequentially consistent), at least one side sees the other, so no wake-up is lost;
  * a surplus {@link LockSupport#unpark} only leaves a permit that the next park consumes, and every
  * park sits in a loop that re-checks its condition.</li>
- * <li>{@code mood}, {@code stopping} (volatile): written by {@code drain}/{@code stop}, read by
- * workers between spins.</li>
+ * <li>{@code mood} (volatile): written by {@code drain}, read by workers between spins.</li>
  * <li>{@code forks} (a plain counter read with opaque mode): single writer under {@code forkLock};
  * readers only need a recent value for statistics.</li>
  * </ul>
@@ -83,6 +94,22 @@ import io.uform.UformException;
  * the current thread runs every index itself, and every prong sees the current thread's own index
  * and colocation, so per-thread state indexed by thread stays race-free. A nested
  * {@code forThreads} therefore runs its task once, for the current thread.
+ *
+ * <h2>Failures</h2>
+ * A thread whose task throws stops taking indices of that fork; the others finish theirs. The fork
+ * then throws the failure of the lowest-numbered thread that failed. Where that is the only failure
+ * and it happened on the calling thread, it is thrown as itself. Otherwise the caller throws a fresh
+ * copy of the same class and message (so it carries the caller's frames) whose cause is the task's
+ * own throwable, with the other threads' failures suppressed into the copy: the tasks' own
+ * throwables are never modified, so a task that throws a cached exception leaks nothing. A
+ * {@link VirtualMachineError} (out of memory, stack overflow), or a class that cannot be copied (no
+ * public {@code (String, Throwable)} or {@code (String)} constructor), is thrown as itself, without
+ * the others.
+ *
+ * <h2>Interrupts</h2>
+ * An interrupt is a message to a thread's current task, not to the pool: a worker clears its flag
+ * before each task, so an interrupt one task leaves behind never reaches the next, and an idle worker
+ * parks instead of spinning. The caller's flag is the caller's and is kept.
  */
 public final class HostPool {
 
@@ -102,19 +129,22 @@ public final class HostPool {
 	 */
 	public static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
-	private static final VarHandle FAILURE;
-
 	private static final VarHandle FORKS;
 
 	static {
 		try {
-			MethodHandles.Lookup lookup = MethodHandles.lookup();
-			FAILURE = lookup.findVarHandle(HostPool.class, "failure", Throwable.class);
-			FORKS = lookup.findVarHandle(HostPool.class, "forks", long.class);
+			FORKS = MethodHandles.lookup().findVarHandle(HostPool.class, "forks", long.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
 		}
+		// The first call through a VarHandle, and the first use of a class, allocate. Do both now, while
+		// memory is plentiful: a worker whose shareDone() first ran when a task had filled the heap died
+		// of an OutOfMemoryError there, and left every later fork waiting for it.
+		PaddedLong warm = new PaddedLong(0);
+		warm.setRelease(warm.getAndAdd(1));
+		warm.setVolatile(warm.addAndGet(1) + warm.getVolatile());
+		ForkFailure.copyForCaller(new IllegalStateException("warm-up"));
 	}
 
 	private static final int KIND_THREADS = 0;
@@ -152,11 +182,16 @@ public final class HostPool {
 
 	private SliceTask sliceTask;
 
-	private volatile Throwable failure;
+	/** Each thread's failure in the current fork, by thread index; see the class comment. */
+	private final Throwable[] failures;
+
+	private boolean anyFailure;
 
 	private volatile Thread waitingCaller;
 
 	private volatile Mood mood = Mood.PARKED;
+
+	private volatile boolean stopRequested;
 
 	private volatile boolean stopping;
 
@@ -167,13 +202,27 @@ public final class HostPool {
 
 	/**
 	 * Starts the worker threads.
-	 * @param name prefix of the worker threads' names, which start with {@code uform-}
+	 * @param name the executor's name; worker threads are called {@code uform-<name>-worker-<index>}
 	 * @param threads threads taking part in a fork, the caller included; at least 1
 	 * @param colocationOfThread for every thread index, the index of its memory domain
 	 * @param workerStart run first on each worker thread with its index (pinning hooks in here); a
-	 *        failure there is the hook's to report, the worker starts regardless
+	 *        failure there, even an {@link Error}, is the hook's to report: the worker starts regardless
+	 * @throws UformException {@link UformException.Status#OUT_OF_MEMORY} when the JVM cannot start
+	 *         another thread; the workers already started are stopped and joined first
 	 */
 	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart) {
+		this(name, threads, colocationOfThread, workerStart, Thread::start);
+	}
+
+	/**
+	 * Starts the worker threads through {@code threadStart}, which tests replace to fail part way.
+	 * @param name the executor's name
+	 * @param threads threads taking part in a fork, the caller included
+	 * @param colocationOfThread for every thread index, the index of its memory domain
+	 * @param workerStart run first on each worker thread with its index
+	 * @param threadStart starts one thread ({@link Thread#start()} outside tests)
+	 */
+	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart) {
 		if (threads < 1 || colocationOfThread.length != threads) {
 			throw new IllegalArgumentException("threads " + threads + " with " + colocationOfThread.length + " colocations");
 		}
@@ -181,16 +230,30 @@ public final class HostPool {
 		this.threads = threads;
 		this.pureSpinNanos = (threads > Runtime.getRuntime().availableProcessors()) ? 0 : PURE_SPIN_NANOS;
 		this.colocationOfThread = colocationOfThread.clone();
+		this.failures = new Throwable[threads];
 		this.workers = new Worker[threads];
 		// The constructor returns only once every worker has run its start hook, so an executor is
 		// fully placed (and its pinning outcome known) by the time anyone can describe it.
 		CountDownLatch started = new CountDownLatch(threads - 1);
 		for (int t = 1; t < threads; t++) {
-			Worker worker = new Worker(this, t, workerStart, started);
-			this.workers[t] = worker;
+			this.workers[t] = new Worker(this, t, workerStart, started);
 		}
-		for (int t = 1; t < threads; t++) {
-			this.workers[t].start();
+		int running = 1;
+		try {
+			for (; running < threads; running++) {
+				threadStart.accept(this.workers[running]);
+			}
+		}
+		catch (Throwable ex) {
+			// Threads already started would otherwise wait forever for a fork: stop and join them.
+			stopStarted(running);
+			if (ex instanceof OutOfMemoryError) {
+				throw new UformException(UformException.Status.OUT_OF_MEMORY, "Executor '" + name + "' could not start worker "
+						+ running + " of its " + (threads - 1) + " (" + ex.getMessage() + "); the " + (running - 1)
+						+ " started were stopped. Ask for fewer threads, or raise the process's thread limit (ulimit -u, "
+						+ "a container's pids limit)", ex);
+			}
+			throw ex;
 		}
 		boolean interrupted = false;
 		while (true) {
@@ -200,6 +263,31 @@ public final class HostPool {
 			}
 			catch (InterruptedException ex) {
 				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Stops and joins workers {@code 1 .. running-1}, the ones that started, after a failed start. No
+	 * fork can exist yet, so {@code stopping} is written without the lock here.
+	 */
+	private void stopStarted(int running) {
+		this.stopRequested = true;
+		this.stopping = true;
+		boolean interrupted = false;
+		for (int t = 1; t < running; t++) {
+			LockSupport.unpark(this.workers[t]);
+			while (true) {
+				try {
+					this.workers[t].join();
+					break;
+				}
+				catch (InterruptedException ie) {
+					interrupted = true;
+				}
 			}
 		}
 		if (interrupted) {
@@ -331,7 +419,7 @@ public final class HostPool {
 		ReentrantLock lock = this.forkLock;
 		lock.lock();
 		try {
-			if (this.stopping) {
+			if (this.stopping || this.stopRequested) {
 				throw new UformException(UformException.Status.FREED,
 						"Executor '" + this.name + "' was freed; make a new executor to run more work");
 			}
@@ -348,21 +436,83 @@ public final class HostPool {
 				this.generation.setVolatile(this.generation.getVolatile() + 1);
 				wakeParkedWorkers();
 			}
-			runShare(0);
-			if (this.threads > 1) {
-				awaitWorkers();
+			try {
+				runShare(0);
+			}
+			finally {
+				// Whatever happened on this thread, the workers may still be reading the descriptor: the
+				// lock must not pass to the next fork before they are done.
+				if (this.threads > 1) {
+					awaitWorkers();
+				}
 			}
 			this.threadTask = null;
 			this.prongTask = null;
 			this.sliceTask = null;
-			Throwable thrown = this.failure;
-			if (thrown != null) {
-				this.failure = null;
-				throwUnchecked(thrown);
+			if (this.anyFailure) {
+				throwUnchecked(collectFailure());
 			}
 		}
 		finally {
+			if (this.stopRequested) {
+				this.stopping = true;
+			}
 			lock.unlock();
+			afterUnlock();
+		}
+	}
+
+	/** Finishes a stop that was requested while this thread held the lock (see the class comment). */
+	private void afterUnlock() {
+		if (this.stopRequested) {
+			requestStop();
+		}
+	}
+
+	/**
+	 * Takes the current fork's failures (see "Failures" in the class comment) and clears them.
+	 * @return what the fork throws
+	 */
+	private Throwable collectFailure() {
+		Throwable[] all = this.failures;
+		Throwable first = null;
+		int firstThread = -1;
+		int count = 0;
+		for (int t = 0; t < all.length; t++) {
+			if (all[t] != null) {
+				if (first == null) {
+					first = all[t];
+					firstThread = t;
+				}
+				count++;
+			}
+		}
+		this.anyFailure = false;
+		try {
+			if (first == null) {
+				return new IllegalStateException("a task of executor '" + this.name + "' failed, but its failure was lost");
+			}
+			if (count == 1 && firstThread == 0) {
+				return first;
+			}
+			// Copying allocates; on a full heap it gives back the original (see ForkFailure).
+			Throwable thrown = ForkFailure.copyForCaller(first);
+			if (thrown != first) {
+				for (Throwable other : all) {
+					if (other != null && other != first) {
+						thrown.addSuppressed(other);
+					}
+				}
+			}
+			return thrown;
+		}
+		catch (Throwable ex) {
+			// Out of memory while adding the others: the first failure alone is still the right answer.
+			return first;
+		}
+		finally {
+			// Cleared whatever happened above, or the next fork would throw this one's failures.
+			Arrays.fill(all, null);
 		}
 	}
 
@@ -441,21 +591,14 @@ public final class HostPool {
 			}
 		}
 		catch (Throwable ex) {
-			recordFailure(ex);
+			// A plain store into this thread's own slot: no allocation, no call, so it cannot fail.
+			this.failures[thread] = ex;
+			this.anyFailure = true;
 		}
 	}
 
 	private int sliceStart(int thread) {
 		return (int) ((long) thread * this.n / this.threads);
-	}
-
-	private void recordFailure(Throwable ex) {
-		if (!FAILURE.compareAndSet(this, null, ex)) {
-			Throwable first = this.failure;
-			if (first != ex) {
-				first.addSuppressed(ex);
-			}
-		}
 	}
 
 	/** Called by a worker after its share: the last one wakes the caller if it parked. */
@@ -477,6 +620,20 @@ public final class HostPool {
 	}
 
 	/**
+	 * Waits at most until {@code deadline} for the fork in progress, if any, to finish.
+	 * @param deadline a {@link System#nanoTime()} value
+	 * @return {@code true} when no fork was in progress by then
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	public boolean awaitIdle(long deadline) throws InterruptedException {
+		if (!this.forkLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+			return false;
+		}
+		this.forkLock.unlock();
+		return true;
+	}
+
+	/**
 	 * Sets what idle workers do: spin ({@link Mood#GRINDING}) or sleep ({@link Mood#PARKED}).
 	 * @param newMood the mood
 	 */
@@ -489,24 +646,82 @@ public final class HostPool {
 	}
 
 	/**
+	 * Refuses new forks and tells the workers to exit once the fork in progress, if any, is done;
+	 * never waits. Later forks fail with {@link UformException.Status#FREED}. Calling it again does
+	 * nothing more.
+	 */
+	public void requestStop() {
+		this.stopRequested = true;
+		// The lock is reentrant: a thread inside its own fork must not stop the workers under it (its
+		// fork's end will).
+		if (!this.stopping && !this.forkLock.isHeldByCurrentThread() && this.forkLock.tryLock()) {
+			try {
+				this.stopping = true;
+			}
+			finally {
+				this.forkLock.unlock();
+			}
+		}
+		if (this.stopping) {
+			for (int t = 1; t < this.workers.length; t++) {
+				LockSupport.unpark(this.workers[t]);
+			}
+		}
+	}
+
+	/**
 	 * Waits for the fork in progress, stops every worker and joins it. Later forks fail with
-	 * {@link UformException.Status#FREED}. Calling it again does nothing.
+	 * {@link UformException.Status#FREED}. Calling it again does nothing more.
 	 * @throws InterruptedException if interrupted while joining; the workers are stopping regardless
 	 */
 	public void stop() throws InterruptedException {
-		this.forkLock.lock();
-		try {
-			this.stopping = true;
-		}
-		finally {
-			this.forkLock.unlock();
+		stop(Long.MAX_VALUE);
+	}
+
+	/**
+	 * Requests a stop ({@link #requestStop()}) and waits at most until {@code deadline} for every
+	 * worker to exit. A fork still in progress then keeps its workers until it ends.
+	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
+	 * @return {@code true} when every worker has exited
+	 * @throws InterruptedException if interrupted while waiting; the workers are stopping regardless
+	 */
+	public boolean stop(long deadline) throws InterruptedException {
+		requestStop();
+		if (deadline == Long.MAX_VALUE && !this.stopping) {
+			// A fork is in progress: wait for it, then make sure the stop took.
+			awaitIdle();
+			requestStop();
 		}
 		for (int t = 1; t < this.workers.length; t++) {
-			LockSupport.unpark(this.workers[t]);
+			Worker worker = this.workers[t];
+			if (deadline == Long.MAX_VALUE) {
+				worker.join();
+			}
+			else {
+				long left = deadline - System.nanoTime();
+				if (left > 0) {
+					TimeUnit.NANOSECONDS.timedJoin(worker, left);
+				}
+				if (worker.isAlive()) {
+					return false;
+				}
+			}
 		}
+		return true;
+	}
+
+	/**
+	 * The worker threads still alive, for a report of what a stop could not join.
+	 * @return their names
+	 */
+	public java.util.List<String> liveWorkers() {
+		java.util.List<String> alive = new java.util.ArrayList<>();
 		for (int t = 1; t < this.workers.length; t++) {
-			this.workers[t].join();
+			if (this.workers[t].isAlive()) {
+				alive.add(this.workers[t].getName());
+			}
 		}
+		return alive;
 	}
 
 	@SuppressWarnings("unchecked")
@@ -528,7 +743,7 @@ public final class HostPool {
 		volatile boolean parked;
 
 		Worker(HostPool pool, int index, IntConsumer start, CountDownLatch started) {
-			super(pool.name + "-worker-" + index);
+			super("uform-" + pool.name + "-worker-" + index);
 			this.pool = pool;
 			this.index = index;
 			this.start = start;
@@ -541,8 +756,9 @@ public final class HostPool {
 			try {
 				this.start.accept(this.index);
 			}
-			catch (RuntimeException ex) {
-				// The hook reports its own failures (pinning is best effort); the worker still serves.
+			catch (Throwable ex) {
+				// The hook reports its own failures (pinning is best effort); the worker still serves,
+				// even after an Error: a worker that died here would leave every fork waiting for it.
 			}
 			finally {
 				this.started.countDown();
@@ -555,8 +771,14 @@ public final class HostPool {
 					return;
 				}
 				seen = next;
-				owner.runShare(this.index);
-				owner.shareDone();
+				// An interrupt left by the previous task is not this task's (see the class comment).
+				Thread.interrupted();
+				try {
+					owner.runShare(this.index);
+				}
+				finally {
+					owner.shareDone();
+				}
 			}
 		}
 

@@ -15,7 +15,7 @@ class HostPoolStartTest {
 	@Test
 	void constructorReturnsOnlyAfterEveryWorkerRanItsStartHook() throws Exception {
 		AtomicIntegerArray hookDone = new AtomicIntegerArray(4);
-		HostPool pool = new HostPool("uform-start-test", 4, new int[4], (thread) -> {
+		HostPool pool = new HostPool("start-test", 4, new int[4], (thread) -> {
 			try {
 				Thread.sleep(30);
 			}
@@ -36,7 +36,7 @@ class HostPoolStartTest {
 
 	@Test
 	void aFailingStartHookStillLeavesAWorkingPool() throws Exception {
-		HostPool pool = new HostPool("uform-start-fail", 3, new int[3], (thread) -> {
+		HostPool pool = new HostPool("start-fail", 3, new int[3], (thread) -> {
 			throw new IllegalStateException("cannot pin " + thread);
 		});
 		try {

@@ -75,7 +75,7 @@ class LinuxThreadPinnerTest {
 		// machine whose only NUMA domain holds every CPU (where a pinned worker looks unpinned).
 		int[] before = ThreadPinner.system().currentThreadAffinity().orElseThrow();
 		int[] target = { before[before.length - 1] };
-		HostPool pool = new HostPool("uform-pin-test", 2, new int[] { 0, 0 },
+		HostPool pool = new HostPool("pin-test", 2, new int[] { 0, 0 },
 				(thread) -> ThreadPinner.system().pinCurrentThread(target));
 		try {
 			AtomicReference<int[]> worker = new AtomicReference<>();

@@ -1,0 +1,72 @@
+package io.uform.host;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Where the futures of deferred calls are completed: a cached pool of daemon threads
+ * ({@code uform-completion-<n>}) shared by every executor, so that no continuation attached to a
+ * future ever runs on an executor's deferred thread.
+ *
+ * <p>Why a thread of its own: {@link CompletableFuture#complete} runs the continuations attached so
+ * far on the completing thread. On the deferred thread, a continuation that blocks would stall every
+ * later call, and one that waits for a later deferred call would deadlock it. Why a cached pool and
+ * not one thread: a continuation that waits for a later call's future would then block the
+ * completion it waits for. The pool grows while continuations block, and its idle threads exit after
+ * {@link #KEEP_ALIVE_SECONDS}, so an idle process holds none.
+ */
+final class DeferredCompletions {
+
+	/** How long an idle completion thread lives: long enough to be reused under steady load. */
+	static final long KEEP_ALIVE_SECONDS = 30;
+
+	private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+	private static final ThreadPoolExecutor POOL = new ThreadPoolExecutor(0, Integer.MAX_VALUE, KEEP_ALIVE_SECONDS,
+			TimeUnit.SECONDS, new SynchronousQueue<>(), (task) -> {
+				Thread thread = new Thread(task, "uform-completion-" + SEQUENCE.incrementAndGet());
+				thread.setDaemon(true);
+				return thread;
+			});
+
+	private DeferredCompletions() {
+	}
+
+	/**
+	 * Completes {@code future} with {@code result}, or exceptionally with {@code thrown}, on a
+	 * completion thread, then runs {@code after}. If no thread can be had (the JVM is out of threads),
+	 * it completes on the current thread rather than leave the future pending.
+	 * @param <T> the result type
+	 * @param future the future
+	 * @param result the value, when {@code thrown} is {@code null}
+	 * @param thrown the failure, or {@code null}
+	 * @param after run once the future is complete (counts the call finished)
+	 */
+	static <T> void complete(CompletableFuture<T> future, T result, Throwable thrown, Runnable after) {
+		try {
+			POOL.execute(() -> completeNow(future, result, thrown, after));
+		}
+		catch (Throwable ex) {
+			// No thread (RejectedExecutionException, or OutOfMemoryError: "unable to create native
+			// thread"): completing here is better than leaving the future pending for ever.
+			completeNow(future, result, thrown, after);
+		}
+	}
+
+	private static <T> void completeNow(CompletableFuture<T> future, T result, Throwable thrown, Runnable after) {
+		try {
+			if (thrown == null) {
+				future.complete(result);
+			}
+			else {
+				future.completeExceptionally(thrown);
+			}
+		}
+		finally {
+			after.run();
+		}
+	}
+}

@@ -1,0 +1,39 @@
+package io.uform;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.uform.child.CallsQueuedAtExit;
+import io.uform.child.TasksExhaustTheHeap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What needs a JVM of its own: tasks that exhaust a small heap, and calls still queued when the JVM
+ * exits. Each child runs with a time limit and is killed past it.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ExecutorChildJvmTest {
+
+	@Test
+	void forksWhoseTasksExhaustTheHeapAllReturnAndTheExecutorKeepsServing() throws Exception {
+		ChildJvm.Result result = ChildJvm.run(TasksExhaustTheHeap.class, List.of("-Xmx32m", "-XX:+UseSerialGC"), 90);
+		assertThat(result.output()).contains("forks that threw: 20 of 20")
+			.contains("sum after: 499500")
+			.contains("state: FREED");
+		assertThat(result.exitCode()).as(result.output()).isZero();
+	}
+
+	@Test
+	void callsStillQueuedWhenTheJvmExitsHaveTheirFuturesCompletedWithFreed() throws Exception {
+		ChildJvm.Result result = ChildJvm.run(CallsQueuedAtExit.class, List.of("-Xmx64m"), 60);
+		assertThat(result.exitCode()).as(result.output()).isZero();
+		for (int call = 1; call <= 3; call++) {
+			assertThat(result.output()).contains("queued call " + call + ": UformException: ")
+				.contains("dropped deferred call #" + (call + 1) + " before it started: the JVM is exiting");
+		}
+	}
+}

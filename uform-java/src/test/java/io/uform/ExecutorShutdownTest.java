@@ -1,0 +1,283 @@
+package io.uform;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.uform.UformException.Status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Bounded shutdown: {@code drain(mood, timeout)} and {@code free(period)} give up on a call that
+ * never returns, report it by name, and still free what they can; the collector frees executors
+ * without ever blocking on one; threads that fail to start leak nothing.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ExecutorShutdownTest {
+
+	@Test
+	void drainWithATimeoutReportsWhetherEverythingFinished() throws Exception {
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2))) {
+			CountDownLatch release = new CountDownLatch(1);
+			executor.defer(() -> {
+				release.await();
+				return null;
+			});
+			long start = System.nanoTime();
+			assertThat(executor.drain(Mood.GRINDING, Duration.ofMillis(100))).isFalse();
+			assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+			assertThat(executor.statistics().mood()).as("mood unchanged after a drain that timed out").isEqualTo(Mood.PARKED);
+			assertThat(executor.drain(Mood.PARKED, Duration.ZERO)).isFalse();
+			release.countDown();
+			assertThat(executor.drain(Mood.GRINDING, Duration.ofSeconds(10))).isTrue();
+			assertThat(executor.statistics().mood()).isEqualTo(Mood.GRINDING);
+			assertThat(executor.statistics().deferredInFlight()).isZero();
+		}
+	}
+
+	@Test
+	void drainWithATimeoutAlsoWaitsForAForkInProgress() throws Exception {
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2))) {
+			CountDownLatch inFork = new CountDownLatch(1);
+			CountDownLatch release = new CountDownLatch(1);
+			Thread forker = new Thread(() -> executor.forThreads((thread, colocation) -> {
+				if (thread == 0) {
+					inFork.countDown();
+					awaitQuietly(release);
+				}
+			}));
+			forker.start();
+			inFork.await();
+			assertThat(executor.drain(Mood.PARKED, Duration.ofMillis(50))).isFalse();
+			release.countDown();
+			forker.join(10_000);
+			assertThat(executor.drain(Mood.PARKED, Duration.ofSeconds(10))).isTrue();
+		}
+	}
+
+	@Test
+	void freeWithAPeriodGivesUpOnAStuckCallNamesItAndFreesTheRest() throws Exception {
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(3).withDeferredLimit(8));
+		String workers = "uform-" + executor.name() + "-worker-";
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch running = new CountDownLatch(1);
+		CompletableFuture<String> stuck = executor.defer(new StuckCall(running, release));
+		AtomicInteger ran = new AtomicInteger();
+		List<CompletableFuture<Integer>> queued = new ArrayList<>();
+		for (int c = 0; c < 5; c++) {
+			queued.add(executor.defer(ran::incrementAndGet));
+		}
+		running.await();
+		long start = System.nanoTime();
+		assertThatThrownBy(() -> executor.free(Duration.ofMillis(200))).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT))
+			.hasMessageContaining("'" + executor.name() + "'")
+			.hasMessageContaining("deferred call #1")
+			.hasMessageContaining(StuckCall.class.getName())
+			.hasMessageContaining("StuckCall.call")
+			.hasMessageContaining("5 queued call(s) were dropped")
+			.hasMessageContaining("freed all the same");
+		long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		assertThat(tookMillis).isBetween(200L, 5_000L);
+		assertThat(executor.statistics().state()).isEqualTo(Executor.State.FREED);
+		for (CompletableFuture<Integer> future : queued) {
+			assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+				.cause().isInstanceOf(UformException.class).hasMessageContaining("ran out of time");
+		}
+		assertThat(ran).as("dropped calls never run").hasValue(0);
+		// Idle workers were joined although the stuck call's thread lives on.
+		assertThat(ExecutorLifecycleTest.liveThreads((name) -> name.startsWith(workers))).isEmpty();
+		assertThatThrownBy(() -> executor.defer(() -> 1)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.FREED));
+		executor.free();
+		release.countDown();
+		assertThat(stuck.get(10, TimeUnit.SECONDS)).isEqualTo("late");
+		ExecutorStatistics stats = executor.statistics();
+		assertThat(stats.deferredCancelled()).isEqualTo(5);
+		assertThat(stats.deferredCompleted()).isEqualTo(1);
+		assertThat(stats.deferredRejected()).isEqualTo(1);
+	}
+
+	@Test
+	void freeWithAPeriodThatSufficesReturnsNormallyAfterRunningTheQueue() {
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
+		AtomicInteger ran = new AtomicInteger();
+		for (int c = 0; c < 50; c++) {
+			executor.defer(() -> {
+				executor.forN(4, (index) -> {
+				});
+				ran.incrementAndGet();
+			});
+		}
+		executor.free(Duration.ofSeconds(20));
+		assertThat(ran).hasValue(50);
+		assertThat(executor.statistics().state()).isEqualTo(Executor.State.FREED);
+	}
+
+	@Test
+	void anInterruptedFreeStopsWaitingFreesTheExecutorAndKeepsTheFlag() throws Exception {
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch running = new CountDownLatch(1);
+		executor.defer(new StuckCall(running, release));
+		running.await();
+		AtomicReference<Throwable> thrown = new AtomicReference<>();
+		AtomicReference<Boolean> flag = new AtomicReference<>();
+		Thread freer = new Thread(() -> {
+			try {
+				executor.free();
+			}
+			catch (Throwable ex) {
+				thrown.set(ex);
+			}
+			flag.set(Thread.currentThread().isInterrupted());
+		});
+		freer.start();
+		ExecutorFaultsTest.awaitRefusal(executor);
+		freer.interrupt();
+		freer.join(10_000);
+		assertThat(freer.isAlive()).isFalse();
+		assertThat(thrown.get()).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INTERRUPTED))
+			.hasMessageContaining("deferred call #1");
+		assertThat(flag.get()).isTrue();
+		assertThat(executor.statistics().state()).isEqualTo(Executor.State.FREED);
+		release.countDown();
+	}
+
+	@Test
+	void badPeriodsAndTimeoutsAreRejectedByName() {
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
+			assertThatThrownBy(() -> executor.free(Duration.ofSeconds(-1))).isInstanceOf(UformException.class)
+				.hasMessageContaining("period");
+			assertThatThrownBy(() -> executor.free(null)).isInstanceOf(UformException.class).hasMessageContaining("period");
+			assertThatThrownBy(() -> executor.drain(Mood.PARKED, null)).isInstanceOf(UformException.class)
+				.hasMessageContaining("timeout");
+			assertThatThrownBy(() -> executor.drain(Mood.PARKED, Duration.ofMillis(-5)))
+				.isInstanceOf(UformException.class)
+				.hasMessageContaining("timeout");
+			assertThat(executor.drain(Mood.PARKED, Duration.ofDays(365 * 1000))).isTrue();
+		}
+	}
+
+	@Test
+	void aStuckCallInOneDroppedExecutorDoesNotStopTheCollectorFreeingAnother() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch running = new CountDownLatch(1);
+		String stuckName = dropExecutorWithAStuckCall(running, release);
+		running.await();
+		// Let the collector reach the first executor's cleaning before the second is dropped.
+		for (int i = 0; i < 5; i++) {
+			System.gc();
+			Thread.sleep(20);
+		}
+		String prefix = "uform-" + dropExecutor() + "-";
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		try {
+			while (!ExecutorLifecycleTest.liveThreads((name) -> name.startsWith(prefix)).isEmpty()) {
+				if (System.nanoTime() > deadline) {
+					throw new AssertionError("a dropped executor was not freed while " + stuckName + " has a stuck call");
+				}
+				System.gc();
+				Thread.sleep(20);
+			}
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
+	void workersStartedBeforeAThreadFailedToStartAreStoppedAndJoined() {
+		AtomicInteger starts = new AtomicInteger();
+		List<Thread> started = new ArrayList<>();
+		assertThatThrownBy(() -> Executor.forRam(ExecutorForRamConfig.defaults().withThreads(4), (thread) -> {
+			if (starts.incrementAndGet() == 3) {
+				throw new OutOfMemoryError("unable to create native thread: possibly out of memory");
+			}
+			started.add(thread);
+			thread.start();
+		})).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.OUT_OF_MEMORY))
+			.hasMessageContaining("could not start worker 3 of its 3")
+			.hasMessageContaining("ulimit");
+		assertThat(started).hasSize(2).allSatisfy((thread) -> assertThat(thread.isAlive()).isFalse());
+	}
+
+	@Test
+	void workersAreStoppedWhenTheDeferredThreadFailsToStart() {
+		List<Thread> started = new ArrayList<>();
+		assertThatThrownBy(() -> Executor.forRam(ExecutorForRamConfig.defaults().withThreads(3), (thread) -> {
+			if (thread.getName().endsWith("-deferred")) {
+				throw new OutOfMemoryError("unable to create native thread");
+			}
+			started.add(thread);
+			thread.start();
+		})).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.OUT_OF_MEMORY))
+			.hasMessageContaining("deferred-call thread");
+		assertThat(started).hasSize(2).allSatisfy((thread) -> assertThat(thread.isAlive()).isFalse());
+	}
+
+	/** Makes an executor whose only call never returns until {@code release}, and lets go of it. */
+	private static String dropExecutorWithAStuckCall(CountDownLatch running, CountDownLatch release) {
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
+		// The call must not capture the executor, or the executor would stay reachable.
+		executor.defer(new StuckCall(running, release));
+		return executor.name();
+	}
+
+	private static String dropExecutor() {
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
+		executor.forN(4, (index) -> {
+		});
+		return executor.name();
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** A deferred call that blocks until released: a named class, so reports can name it. */
+	static final class StuckCall implements java.util.concurrent.Callable<String> {
+
+		private final CountDownLatch running;
+
+		private final CountDownLatch release;
+
+		StuckCall(CountDownLatch running, CountDownLatch release) {
+			this.running = running;
+			this.release = release;
+		}
+
+		@Override
+		public String call() {
+			this.running.countDown();
+			while (true) {
+				try {
+					this.release.await();
+					return "late";
+				}
+				catch (InterruptedException ex) {
+					// Stuck means stuck: ignores interrupts, as a badly written model call might.
+				}
+			}
+		}
+	}
+}
