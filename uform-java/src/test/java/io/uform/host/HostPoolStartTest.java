@@ -1,8 +1,10 @@
 package io.uform.host;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A pool is fully placed when its constructor returns: every worker has run its start hook (where
  * executors pin), so an executor's description never reports a pinning outcome not yet known.
  */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
 class HostPoolStartTest {
 
 	@Test
@@ -27,6 +30,23 @@ class HostPoolStartTest {
 		try {
 			for (int t = 1; t < 4; t++) {
 				assertThat(hookDone.get(t)).as("worker %d's hook", t).isEqualTo(1);
+			}
+		}
+		finally {
+			pool.stop();
+		}
+	}
+
+	@Test
+	void aStartHookThrowingAnErrorStillLeavesAWorkingPool() throws Exception {
+		HostPool pool = new HostPool("start-error", 3, new int[3], (thread) -> {
+			throw new AssertionError("pinning assertion " + thread);
+		});
+		try {
+			AtomicIntegerArray visits = new AtomicIntegerArray(30);
+			pool.forN(30, (index, thread, colocation) -> visits.incrementAndGet(index));
+			for (int i = 0; i < 30; i++) {
+				assertThat(visits.get(i)).isEqualTo(1);
 			}
 		}
 		finally {
