@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the benchmarks and runs the whole suite: JMH fork-join latency and n-body, the n-body
-# bit-identity check, and IdleCpu. Results go to benchmarks/results/<UTC timestamp>/ (gitignored):
-# JMH JSON and text per part, idle-cpu.txt, machine.txt, and summary.txt with the ratios against
-# the targets (summary needs python3; everything else does not).
+# Builds the benchmarks and runs the whole suite: JMH fork-join latency, fork tail latency and
+# n-body, the n-body bit-identity check, and IdleCpu. Results go to
+# benchmarks/results/<UTC timestamp>/ (gitignored): JMH JSON and text per part, idle-cpu.txt,
+# machine.txt, and summary.txt with the ratios against the targets (summary needs python3;
+# everything else does not).
 #
 # Settings (environment variables, defaults fit a noisy 2-core machine in about 12 minutes):
 #   THREADS=<nproc>  threads per pool (uform counts the caller; the others get that many workers)
@@ -52,8 +53,9 @@ to_ms() {
 		*) echo $(( $1 * 1000 )) ;;
 	esac
 }
-# Benchmark/parameter combinations: latency 9 methods x (2 bodies x 1 slice/thread + 1 x 8), n-body 10.
-RUNS=$(( 9 * 2 + 9 * 1 + 10 ))
+# Benchmark/parameter combinations: latency 9 methods x (2 bodies x 1 slice/thread + 1 x 8), tail 2,
+# n-body 10.
+RUNS=$(( 9 * 2 + 9 * 1 + 2 + 10 ))
 PER_FORK_MS=$(( WI * $(to_ms "$W") + I * $(to_ms "$R") + 1500 ))
 JMH_S=$(( RUNS * FORKS * PER_FORK_MS / 1000 ))
 IDLE_S=$(( IDLE_SECONDS * 6 + 3 ))
@@ -89,6 +91,10 @@ echo "== fork-join latency, 1 slice per thread, empty and busy bodies"
 echo "== fork-join latency, 8 busy slices per thread"
 "${JMH[@]}" 'ForkJoinLatencyBenchmark' -p body=busy5us -p slicesPerThread=8 \
 	-rf json -rff "$OUT/latency-8.json" | tee "$OUT/latency-8.txt"
+
+echo "== fork tail latency, 2 busy slices per thread (sample mode: p50, p90, p99, p99.9)"
+# Its own file: a sample-mode result carries percentiles, which summarize.py reads separately.
+"${JMH[@]}" 'ForkTailLatencyBenchmark' -rf json -rff "$OUT/tail.json" | tee "$OUT/tail.txt"
 
 echo "== n-body, 128 bodies"
 "${JMH[@]}" 'NBodyBenchmark' -p bodies=128 -rf json -rff "$OUT/nbody.json" | tee "$OUT/nbody.txt"

@@ -59,6 +59,40 @@ class ExecutorStressTest {
 	}
 
 	@Test
+	void theCallerRunsTheShareOfAWorkerThatHasNotWokenButForThreadsAlwaysRunsOnEveryThread() throws Exception {
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2))) {
+			Thread caller = Thread.currentThread();
+			int stolen = 0;
+			for (int fork = 0; fork < 200; fork++) {
+				// Past the spin: the worker is parked, and waking it takes far longer than the caller's share.
+				Thread.sleep(0, 200_000);
+				AtomicReference<Thread> ranIndexOne = new AtomicReference<>();
+				AtomicInteger threadOfIndexOne = new AtomicInteger(-1);
+				executor.forN(2, (index, thread, colocation) -> {
+					if (index == 1) {
+						ranIndexOne.set(Thread.currentThread());
+						threadOfIndexOne.set(thread);
+					}
+				});
+				// Whoever runs it, index 1 is thread 1's: per-thread state stays race-free.
+				assertThat(threadOfIndexOne).hasValue(1);
+				if (ranIndexOne.get() == caller) {
+					stolen++;
+				}
+				Thread.sleep(0, 200_000);
+				AtomicReference<String> ranThreadOne = new AtomicReference<>();
+				executor.forThreads((thread, colocation) -> {
+					if (thread == 1) {
+						ranThreadOne.set(Thread.currentThread().getName());
+					}
+				});
+				assertThat(ranThreadOne.get()).endsWith("-worker-1");
+			}
+			assertThat(stolen).as("forks whose parked worker's share the caller ran").isPositive();
+		}
+	}
+
+	@Test
 	void moodChangesDuringForksLoseNoWorkAndLeaveTheLastMood() throws Exception {
 		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(3))) {
 			AtomicReference<Throwable> failure = new AtomicReference<>();

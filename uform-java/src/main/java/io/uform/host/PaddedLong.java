@@ -32,6 +32,10 @@ final class PaddedLong extends PaddedLongValue {
 		VALUE.setRelease(this, value);
 	}
 
+	boolean compareAndSet(long expected, long value) {
+		return VALUE.compareAndSet(this, expected, value);
+	}
+
 	long getAndAdd(long delta) {
 		return (long) VALUE.getAndAdd(this, delta);
 	}
