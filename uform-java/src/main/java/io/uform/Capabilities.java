@@ -27,7 +27,11 @@ import io.uform.host.CpuClasses;
  * {@code amd-rdna4}): compiled are all that {@link GpuClasses#known()} lists; available are the
  * classes of the visible devices.</li>
  * </ol>
- * Available tokens are always a subset of compiled ones and listed in the same order.
+ * Simulated devices ({@link GpuVendor#SIMULATED}, host memory) add no token: they offer neither
+ * {@code cuda} nor {@code rocm}, and their class {@code simulated} is outside the vocabulary, so a
+ * program that checks capabilities never mistakes them for a GPU.
+ *
+ * <p>Available tokens are always a subset of compiled ones and listed in the same order.
  */
 public final class Capabilities {
 
@@ -73,6 +77,7 @@ public final class Capabilities {
 			else if (gpu.vendor() == GpuVendor.AMD) {
 				offered.add(ROCM);
 			}
+			// SIMULATED offers no runtime token; its class is dropped below as outside the vocabulary.
 			if (gpu.gpuClass() != null) {
 				offered.add(gpu.gpuClass());
 			}

@@ -12,7 +12,16 @@ public enum GpuVendor {
 	/** Driven by ROCm/HIP; discovered from the amdkfd topology in sysfs. */
 	AMD(2),
 	/** Driven by Metal. */
-	APPLE(3);
+	APPLE(3),
+	/**
+	 * Host memory presenting itself as a GPU, for development and tests on machines without one:
+	 * uform-java only, not part of uform's C ABI (no {@code uform_gpu_vendor_t} value is 255), so the
+	 * code never crosses that boundary. Never chosen silently: these devices exist only when a process
+	 * opts in with the system property {@code uform.devices.simulated} or the environment variable
+	 * {@code UFORM_DEVICES_SIMULATED} (a device count), and are listed after every real GPU. They hold
+	 * memory and copy bytes but run no kernels; see {@link io.uform.gpu.SimulatedRuntime}.
+	 */
+	SIMULATED(255);
 
 	private final int code;
 
@@ -21,8 +30,9 @@ public enum GpuVendor {
 	}
 
 	/**
-	 * The number uform's C ABI uses for this vendor.
-	 * @return 0 to 3
+	 * The number uform's C ABI uses for this vendor; {@link #SIMULATED} has 255, which the C ABI does
+	 * not know.
+	 * @return 0 to 3, or 255
 	 */
 	public int code() {
 		return this.code;

@@ -51,6 +51,14 @@ class CapabilitiesTest {
 	}
 
 	@Test
+	void simulatedDevicesOfferNoGpuToken() {
+		List<GpuDevice> gpus = List.of(new GpuDevice(GpuVendor.SIMULATED, 0, "simulated", 1, 1L << 30,
+				"Simulated GPU 0 (host memory)", "GPU-SIMULATED-0", null));
+
+		assertThat(Capabilities.available(List.of("serial"), 1, gpus)).containsExactly("serial");
+	}
+
+	@Test
 	void oneNumaDomainAndNoGpusOfferOnlyCpuClasses() {
 		assertThat(Capabilities.available(List.of("serial"), 1, List.of())).containsExactly("serial");
 	}

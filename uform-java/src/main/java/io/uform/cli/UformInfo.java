@@ -8,6 +8,7 @@ import java.util.Locale;
 import io.uform.Capabilities;
 import io.uform.GpuDevice;
 import io.uform.GpuReadings;
+import io.uform.GpuVendor;
 import io.uform.gpu.GpuDiscovery;
 import io.uform.host.CpuClasses;
 import io.uform.host.NumaDomain;
@@ -18,6 +19,11 @@ import io.uform.host.NumaTopology;
  * classes, the NUMA domains, the capabilities compiled and available, and anything discovery found
  * wrong. Run it as {@code java -jar uform-java-<version>-cli.jar}.
  *
+ * <p>Simulated devices (opted in with {@code -Duform.devices.simulated=N} or
+ * {@code UFORM_DEVICES_SIMULATED=N}) are listed after the real GPUs with vendor {@code simulated},
+ * each line marked as host memory; in the CSV only the vendor column says so, so that its columns stay
+ * the same.
+ *
  * <p>Options: {@code --csv} prints only the GPUs, one comma-separated row each under a header, for
  * scripts (see {@code scripts/gpu-check.sh}); {@code --help} prints usage. Exit status 0, or 2 for
  * an unknown option.
@@ -25,6 +31,9 @@ import io.uform.host.NumaTopology;
 public final class UformInfo {
 
 	private static final double GIB = 1024.0 * 1024 * 1024;
+
+	/** Ends the line of a simulated device in the report. */
+	static final String SIMULATED_MARKER = "(simulated: host memory, not a GPU)";
 
 	private static final String CSV_HEADER = "ordinal,vendor,vendor_ordinal,gpu_class,compute_units,memory_bytes,name,uuid,pci_bus_id";
 
@@ -118,7 +127,9 @@ public final class UformInfo {
 		text.append("uform ").append(version == null ? "(development build)" : version).append(" on ")
 			.append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.arch"))
 			.append(", Java ").append(System.getProperty("java.version")).append("\n\n");
-		text.append("GPUs: ").append(snapshot.devices().isEmpty() ? "none" : snapshot.devices().size()).append('\n');
+		long simulated = snapshot.devices().stream().filter((gpu) -> gpu.vendor() == GpuVendor.SIMULATED).count();
+		text.append("GPUs: ").append(snapshot.devices().isEmpty() ? "none" : snapshot.devices().size())
+			.append(simulated == 0 ? "" : " (" + simulated + " simulated)").append('\n');
 		for (int ordinal = 0; ordinal < snapshot.devices().size(); ordinal++) {
 			text.append(device(ordinal, snapshot.devices().get(ordinal)));
 			text.append("      now: ").append(readings(snapshot.readings().get(ordinal))).append('\n');
@@ -144,11 +155,13 @@ public final class UformInfo {
 	}
 
 	private static String device(int ordinal, GpuDevice gpu) {
-		String units = gpu.vendor() == io.uform.GpuVendor.NVIDIA ? "SMs" : "CUs";
-		return String.format(Locale.ROOT, "  %d: %s #%s  %s  %d %s  %.1f GiB  %s  uuid %s  pci %s%n", ordinal,
+		String units = gpu.vendor() == GpuVendor.NVIDIA ? "SMs" : "CUs";
+		// Marked on its own line as well as by vendor, so that nobody reads a simulated device as a GPU.
+		String marker = gpu.vendor() == GpuVendor.SIMULATED ? "  " + SIMULATED_MARKER : "";
+		return String.format(Locale.ROOT, "  %d: %s #%s  %s  %d %s  %.1f GiB  %s  uuid %s  pci %s%s%n", ordinal,
 				gpu.vendor().name().toLowerCase(Locale.ROOT), gpu.vendorOrdinal() < 0 ? "?" : gpu.vendorOrdinal(),
 				gpu.gpuClass() == null ? "(no class)" : gpu.gpuClass(), gpu.computeUnits(), units,
-				gpu.memoryBytes() / GIB, gpu.name(), orDash(gpu.uuid()), orDash(gpu.pciBusId()));
+				gpu.memoryBytes() / GIB, gpu.name(), orDash(gpu.uuid()), orDash(gpu.pciBusId()), marker);
 	}
 
 	private static String readings(GpuReadings now) {

@@ -13,9 +13,15 @@ import io.uform.GpuReadings;
 import io.uform.UformException;
 
 /**
- * The GPUs of this process: NVIDIA devices (CUDA order) first, then AMD devices (ROCm order), found
+ * The GPUs of this process: NVIDIA devices (CUDA order) first, then AMD devices (ROCm order), then,
+ * only when the process opted in, simulated devices ({@link SimulatedRuntime}, host memory), found
  * once and cached, since the device set of a process does not change while it runs. This is what
  * {@link io.uform.Uform#gpuDevices()} returns; {@link #readings(int)} reads a device live.
+ *
+ * <h2>Simulated devices</h2>
+ * They come after every real device, so that they never take a real GPU's ordinal, and only when
+ * {@link SimulatedDevices} says so; a note says they are host memory, and a setting that cannot be
+ * used is one of the {@link #problems()}, leaving them off.
  *
  * <h2>Failures never escape</h2>
  * Discovery never throws and never prints: no driver means no devices. A driver that is present but
@@ -57,7 +63,8 @@ public final class GpuDiscovery {
 			synchronized (GpuDiscovery.class) {
 				discovery = system;
 				if (discovery == null) {
-					GpuDiscovery found = discover(JnaCudaDriver::load, Path.of("/"), System.getenv());
+					GpuDiscovery found = discover(JnaCudaDriver::load, Path.of("/"), System.getenv(),
+							SimulatedRuntime::system);
 					LOG.log(Level.DEBUG, () -> "GPU discovery: " + found.devices.size() + " device(s); "
 							+ String.join("; ", found.problems.isEmpty() ? found.notes : found.problems));
 					system = found;
@@ -75,15 +82,31 @@ public final class GpuDiscovery {
 	 * @param root the directory that holds the {@code sys/} tree to read AMD devices from
 	 * @param environment the variables to honour ({@code ROCR_VISIBLE_DEVICES}, {@code HIP_VISIBLE_DEVICES};
 	 *        {@code CUDA_VISIBLE_DEVICES} is applied by the CUDA driver itself, from the real environment)
-	 * @return the discovery
+	 * @return the discovery, without simulated devices whatever the process opted in to
 	 */
 	public static GpuDiscovery discover(Supplier<Optional<CudaDriver>> cuda, Path root,
 			Map<String, String> environment) {
+		return discover(cuda, root, environment, () -> new SimulatedRuntime(SimulatedDevices.none()));
+	}
+
+	/**
+	 * Discovers with the given sources, simulated devices included; for tests.
+	 * @param cuda opens the CUDA driver, as for {@link #discover(Supplier, Path, Map)}
+	 * @param root the directory that holds the {@code sys/} tree to read AMD devices from
+	 * @param environment the variables to honour for AMD devices
+	 * @param simulated gives the simulated devices to list after the real ones (none when its opt-in is
+	 *        off), whose readings come from it; a supplier, so that even its failure stays a problem
+	 * @return the discovery
+	 */
+	public static GpuDiscovery discover(Supplier<Optional<CudaDriver>> cuda, Path root,
+			Map<String, String> environment, Supplier<SimulatedRuntime> simulated) {
 		List<FoundGpu> gpus = new ArrayList<>();
 		List<String> problems = new ArrayList<>();
 		List<String> notes = new ArrayList<>();
 		collect("NVIDIA", () -> new NvidiaDiscovery(cuda).scan(), gpus, problems, notes);
 		collect("AMD", () -> new AmdKfdDiscovery(root, environment).scan(), gpus, problems, notes);
+		// Last, so that a simulated device never takes the ordinal of a real one.
+		collect("Simulated device", () -> simulated.get().scan(), gpus, problems, notes);
 		return new GpuDiscovery(gpus, problems, notes);
 	}
 
@@ -105,7 +128,7 @@ public final class GpuDiscovery {
 	}
 
 	/**
-	 * The devices, NVIDIA first, then AMD; a device's position is its uform ordinal.
+	 * The devices, NVIDIA first, then AMD, then simulated ones; a device's position is its uform ordinal.
 	 * @return the devices, possibly empty
 	 */
 	public List<GpuDevice> devices() {

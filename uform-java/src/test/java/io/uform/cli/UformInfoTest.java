@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -72,6 +73,25 @@ class UformInfoTest {
 				"ordinal,vendor,vendor_ordinal,gpu_class,compute_units,memory_bytes,name,uuid,pci_bus_id",
 				"0,nvidia,3,nvidia-hopper,132,151397597184,NVIDIA H200,GPU-00112233-4455-6677-8899-aabbccddeeff,0000:1b:00.0",
 				"1,amd,0,,96,25769803776,\"AMD gfx1100, rev \"\"A\"\"\",,");
+	}
+
+	@Test
+	void marksSimulatedDevicesInTheReportAndNamesThemInTheCsv() {
+		UformInfo.Snapshot real = snapshot();
+		List<GpuDevice> devices = new ArrayList<>(real.devices());
+		devices.add(new GpuDevice(GpuVendor.SIMULATED, 0, "simulated", 1, GIB, "Simulated GPU 0 (host memory)",
+				"GPU-SIMULATED-0", null));
+		List<GpuReadings> readings = new ArrayList<>(real.readings());
+		readings.add(new GpuReadings(0L, GIB, null, null, null));
+		UformInfo.Snapshot snapshot = new UformInfo.Snapshot(devices, readings, real.cpu(), real.numa(), real.compiled(),
+				real.available(), real.problems(), real.notes());
+
+		assertThat(UformInfo.report(snapshot)).contains("GPUs: 3 (1 simulated)")
+			.contains("  2: simulated #0  simulated  1 CUs  1.0 GiB  Simulated GPU 0 (host memory)  uuid GPU-SIMULATED-0  "
+					+ "pci -  (simulated: host memory, not a GPU)\n")
+			.doesNotContain("0000:1b:00.0  (simulated");
+		assertThat(UformInfo.csv(snapshot).split("\n"))
+			.endsWith("2,simulated,0,simulated,1,1073741824,Simulated GPU 0 (host memory),GPU-SIMULATED-0,");
 	}
 
 	@Test
