@@ -1,0 +1,438 @@
+package io.uform.gpu;
+
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import com.sun.jna.Pointer;
+
+import io.uform.UformException;
+import io.uform.UformException.Status;
+
+/**
+ * {@link GpuRuntime} over the CUDA driver API: {@link CudaDriver} for {@code cuInit} and
+ * {@code cuDeviceGet} (shared with discovery), {@link CudaCompute} for everything compute does.
+ *
+ * <h2>Contexts</h2>
+ * {@link #open(int)} retains the device's primary context, the one the CUDA runtime and other
+ * libraries use too, so device addresses and streams can be handed to them; {@link DeviceContext#close()}
+ * releases it once. Opening an ordinal twice retains twice: the driver counts, and the context lives
+ * until the last release. Neither call needs a current context, so {@code open} binds nothing to the
+ * calling thread: as {@link DeviceContext} says, the executor calls {@link DeviceContext#makeCurrent()}
+ * on each thread before the other methods.
+ *
+ * <h2>Failures</h2>
+ * Every driver failure becomes a {@link UformException}: {@link Status#OUT_OF_MEMORY} for
+ * {@code CUDA_ERROR_OUT_OF_MEMORY}, {@link Status#DEVICE_ERROR} otherwise, the message naming the
+ * device, the call, the driver's status name and code and, for the common failures, what to do (with
+ * the JIT log when a module is refused). A missing {@code libcuda.so.1}, no visible device or an
+ * ordinal past the last one is {@link Status#NO_DEVICE}.
+ */
+public final class CudaRuntime implements GpuRuntime {
+
+	private static volatile CudaRuntime system;
+
+	private final Supplier<Optional<Bindings>> loader;
+
+	/** The loader's answer, once asked; guarded by {@code this}. */
+	private Optional<Bindings> bindings;
+
+	/** The loader's failure, kept so every open reports the same; guarded by {@code this}. */
+	private DriverCallException loadFailure;
+
+	/**
+	 * The two driver slices a runtime calls.
+	 * @param driver {@code cuInit}, {@code cuDeviceGetCount}, {@code cuDeviceGet}
+	 * @param compute contexts, streams, memory, modules and launches
+	 */
+	record Bindings(CudaDriver driver, CudaCompute compute) {
+	}
+
+	/**
+	 * Makes a runtime over given bindings; tests pass fakes.
+	 * @param driver the device-level calls
+	 * @param compute the compute calls
+	 */
+	CudaRuntime(CudaDriver driver, CudaCompute compute) {
+		this(() -> Optional.of(new Bindings(driver, compute)));
+	}
+
+	/**
+	 * Makes a runtime that loads its bindings on first {@link #open(int)}.
+	 * @param loader empty when {@code libcuda.so.1} is not installed; throws
+	 *        {@link DriverCallException} when it is installed but unusable
+	 */
+	CudaRuntime(Supplier<Optional<Bindings>> loader) {
+		this.loader = loader;
+	}
+
+	/**
+	 * The runtime over this machine's {@code libcuda.so.1}, made once. The library is opened on the
+	 * first {@link #open(int)}, not here, so that asking for the runtime costs nothing on a machine
+	 * that never opens a device; without the library, {@code open} throws {@link Status#NO_DEVICE}.
+	 * @return the shared runtime
+	 */
+	public static CudaRuntime system() {
+		CudaRuntime runtime = system;
+		if (runtime == null) {
+			synchronized (CudaRuntime.class) {
+				runtime = system;
+				if (runtime == null) {
+					runtime = new CudaRuntime(CudaRuntime::loadSystem);
+					system = runtime;
+				}
+			}
+		}
+		return runtime;
+	}
+
+	private static Optional<Bindings> loadSystem() {
+		Optional<CudaDriver> driver = JnaCudaDriver.load();
+		if (driver.isEmpty()) {
+			return Optional.empty();
+		}
+		return JnaCudaCompute.load().map((compute) -> new Bindings(driver.get(), compute));
+	}
+
+	private synchronized Bindings bindings(int ordinal) {
+		if (this.bindings == null && this.loadFailure == null) {
+			try {
+				this.bindings = this.loader.get();
+			}
+			catch (DriverCallException ex) {
+				this.loadFailure = ex;
+			}
+		}
+		if (this.loadFailure != null) {
+			throw new UformException(Status.DEVICE_ERROR, "CUDA device " + ordinal + ": cannot use "
+					+ JnaCudaDriver.CUDA_LIBRARY + ": " + this.loadFailure.getMessage()
+					+ ". Check that nvidia-smi works and that the driver is complete and current", this.loadFailure);
+		}
+		return this.bindings.orElseThrow(() -> new UformException(Status.NO_DEVICE, "CUDA device " + ordinal
+				+ " cannot be opened: " + JnaCudaDriver.CUDA_LIBRARY + " not found (no NVIDIA driver installed). "
+				+ "Install the NVIDIA driver, or in a container run with the NVIDIA container runtime (--gpus)"));
+	}
+
+	@Override
+	public String name() {
+		return "cuda";
+	}
+
+	@Override
+	public DeviceContext open(int ordinal) {
+		Bindings loaded = bindings(ordinal);
+		int count;
+		try {
+			loaded.driver().init();
+			count = loaded.driver().deviceCount();
+		}
+		catch (DriverCallException ex) {
+			if (ex.code() != CudaDriver.CUDA_ERROR_NO_DEVICE) {
+				throw failure(ex, ordinal, "");
+			}
+			// cuInit says CUDA_ERROR_NO_DEVICE when the driver works but this process sees no GPU.
+			count = 0;
+		}
+		if (ordinal < 0 || ordinal >= count) {
+			throw new UformException(Status.NO_DEVICE, "CUDA device " + ordinal + " does not exist: this process sees "
+					+ count + " CUDA device(s)" + (count == 0 ? "" : " (ordinals 0 to " + (count - 1) + ")")
+					+ ". Pick an ordinal in range, or check CUDA_VISIBLE_DEVICES"
+					+ visibleDevices());
+		}
+		try {
+			int device = loaded.driver().device(ordinal);
+			long context = loaded.compute().primaryContextRetain(device);
+			return new CudaDevice(loaded.compute(), ordinal, device, context);
+		}
+		catch (DriverCallException ex) {
+			throw failure(ex, ordinal, "");
+		}
+	}
+
+	private static String visibleDevices() {
+		String visible = System.getenv("CUDA_VISIBLE_DEVICES");
+		return visible == null ? " (not set)" : " (set to \"" + visible + "\")";
+	}
+
+	/**
+	 * Turns a driver failure into the exception uform throws.
+	 * @param ex the failure
+	 * @param ordinal the device's CUDA ordinal
+	 * @param detail what the call was doing, like {@code " allocating 4096 bytes"}, or empty
+	 * @return the exception, to be thrown by the caller
+	 */
+	static UformException failure(DriverCallException ex, int ordinal, String detail) {
+		StringBuilder message = new StringBuilder("CUDA device ").append(ordinal).append(": ").append(ex.call())
+			.append(" failed: ").append(ex.statusName());
+		if (ex.code() != DriverCallException.NOT_LOADED) {
+			message.append(" (").append(ex.code()).append(')');
+		}
+		message.append(detail);
+		String fix = fix(ex.code());
+		if (!fix.isEmpty()) {
+			message.append(". ").append(fix);
+		}
+		if (ex instanceof CudaCompute.ModuleLoadException load) {
+			message.append(load.jitLog().isEmpty() ? ". The driver wrote no JIT log" : ". JIT log:\n" + load.jitLog());
+		}
+		Status status = ex.code() == CudaCompute.CUDA_ERROR_OUT_OF_MEMORY ? Status.OUT_OF_MEMORY : Status.DEVICE_ERROR;
+		return new UformException(status, message.toString(), ex);
+	}
+
+	/** What to do about the failures people meet; empty for the rest, whose status name says enough. */
+	private static String fix(int code) {
+		return switch (code) {
+			case CudaCompute.CUDA_ERROR_OUT_OF_MEMORY -> "The device has too little free memory: free buffers, "
+					+ "lower the executor's scratch size, or use a device with more free memory (nvidia-smi shows "
+					+ "what other processes hold)";
+			case CudaCompute.CUDA_ERROR_STUB_LIBRARY -> "The CUDA toolkit's stub libcuda.so (lib64/stubs, for "
+					+ "linking only) was loaded instead of the driver's libcuda.so.1: remove the stubs directory from "
+					+ "LD_LIBRARY_PATH (and jna.library.path), and install the NVIDIA driver if it is missing";
+			case CudaCompute.CUDA_ERROR_INVALID_PTX -> "The driver's JIT compiler refused the PTX; the log below "
+					+ "names the line. Check the .target against the device's compute capability";
+			case CudaCompute.CUDA_ERROR_UNSUPPORTED_PTX_VERSION -> "The driver is older than the PTX ISA version the "
+					+ "module declares (.version): update the NVIDIA driver, or generate PTX for an older ISA "
+					+ "(an older nvcc, or -arch for an older target)";
+			case CudaCompute.CUDA_ERROR_JIT_COMPILER_NOT_FOUND -> "The driver's PTX JIT compiler "
+					+ "(libnvidia-ptxjitcompiler.so.1) is missing: install the full driver; in a container, "
+					+ "NVIDIA_DRIVER_CAPABILITIES must include compute";
+			case CudaCompute.CUDA_ERROR_INVALID_IMAGE -> "The module is not PTX or a cubin the driver can read";
+			case CudaCompute.CUDA_ERROR_NOT_FOUND -> "The module has no kernel of that name: check the .entry name "
+					+ "in the PTX (declare CUDA C++ kernels extern \"C\" so that the name is not mangled)";
+			case CudaCompute.CUDA_ERROR_LAUNCH_FAILED -> "A kernel faulted while it ran (most often an out-of-range "
+					+ "address). The device's context is unusable from now on: close every executor on this device, "
+					+ "and run the kernel under compute-sanitizer to find the bad access";
+			case CudaCompute.CUDA_ERROR_INVALID_HANDLE -> "A stream, module or kernel handle that is not valid in "
+					+ "this context was passed: one used after it was destroyed or unloaded, or one from another device";
+			case CudaCompute.CUDA_ERROR_INVALID_CONTEXT -> "No live context is current on this thread: "
+					+ "makeCurrent() must come first on every thread, and nothing may be called after close()";
+			default -> "";
+		};
+	}
+
+	/** One open device: the primary context of one CUDA device, retained once. */
+	private static final class CudaDevice implements DeviceContext {
+
+		private final CudaCompute compute;
+
+		private final int ordinal;
+
+		/** The {@code CUdevice}, which after {@code CUDA_VISIBLE_DEVICES} need not equal the ordinal. */
+		private final int device;
+
+		private final long context;
+
+		private final AtomicBoolean closed = new AtomicBoolean();
+
+		CudaDevice(CudaCompute compute, int ordinal, int device, long context) {
+			this.compute = compute;
+			this.ordinal = ordinal;
+			this.device = device;
+			this.context = context;
+		}
+
+		/** Fails a call after close, which would otherwise reach a context that may be destroyed. */
+		private void open() {
+			if (this.closed.get()) {
+				throw new UformException(Status.FREED, "CUDA device " + this.ordinal + " was closed; nothing can run on "
+						+ "this DeviceContext any more");
+			}
+		}
+
+		private UformException failed(DriverCallException ex, String detail) {
+			return failure(ex, this.ordinal, detail);
+		}
+
+		@Override
+		public int ordinal() {
+			return this.ordinal;
+		}
+
+		@Override
+		public void makeCurrent() {
+			open();
+			try {
+				this.compute.setCurrentContext(this.context);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, "");
+			}
+		}
+
+		@Override
+		public long createStream() {
+			open();
+			try {
+				return this.compute.streamCreate(STREAM_NON_BLOCKING);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " creating a stream");
+			}
+		}
+
+		@Override
+		public void destroyStream(long stream) {
+			open();
+			try {
+				this.compute.streamDestroy(stream);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " destroying stream " + hex(stream));
+			}
+		}
+
+		@Override
+		public void synchronize(long stream) {
+			open();
+			try {
+				this.compute.streamSynchronize(stream);
+			}
+			catch (DriverCallException ex) {
+				// Errors of earlier asynchronous work (a faulting kernel) surface here.
+				throw failed(ex, " synchronising stream " + hex(stream));
+			}
+		}
+
+		@Override
+		public long allocate(long bytes) {
+			open();
+			if (bytes < 1) {
+				throw UformException.invalid("bytes", bytes, "allocate at least 1 byte of device memory");
+			}
+			try {
+				return this.compute.memAlloc(bytes);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " allocating " + bytes + " bytes");
+			}
+		}
+
+		@Override
+		public void free(long address) {
+			open();
+			try {
+				this.compute.memFree(address);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " freeing " + hex(address));
+			}
+		}
+
+		@Override
+		public MemoryInfo memoryInfo() {
+			open();
+			try {
+				return this.compute.memGetInfo();
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, "");
+			}
+		}
+
+		@Override
+		public void copyToDevice(long device, Pointer host, long bytes, long stream) {
+			open();
+			try {
+				this.compute.memcpyHtoDAsync(device, host, bytes, stream);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " copying " + bytes + " bytes to " + hex(device) + " on stream " + hex(stream));
+			}
+		}
+
+		@Override
+		public void copyToHost(Pointer host, long device, long bytes, long stream) {
+			open();
+			try {
+				this.compute.memcpyDtoHAsync(host, device, bytes, stream);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " copying " + bytes + " bytes from " + hex(device) + " on stream " + hex(stream));
+			}
+		}
+
+		@Override
+		public long loadModule(String ptx) {
+			open();
+			UformException.requireArgument(ptx, "ptx", "pass the module's PTX text");
+			try {
+				return this.compute.moduleLoadData(ptx);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " loading a PTX module of " + ptx.length() + " characters");
+			}
+		}
+
+		@Override
+		public long function(long module, String entry) {
+			open();
+			UformException.requireArgument(entry, "entry", "pass the kernel's .entry name");
+			try {
+				return this.compute.moduleGetFunction(module, entry);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " looking up kernel '" + entry + "' in module " + hex(module));
+			}
+		}
+
+		@Override
+		public void unloadModule(long module) {
+			open();
+			try {
+				this.compute.moduleUnload(module);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " unloading module " + hex(module));
+			}
+		}
+
+		@Override
+		public void launch(long function, int[] grid, int[] block, int sharedBytes, long stream,
+				KernelArgument[] arguments) {
+			open();
+			dimensions("grid", grid);
+			dimensions("block", block);
+			KernelArgument[] packed = arguments == null ? new KernelArgument[0] : arguments;
+			try {
+				this.compute.launchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedBytes,
+						stream, packed);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " launching kernel " + hex(function) + " with grid " + Arrays.toString(grid)
+						+ ", block " + Arrays.toString(block) + ", " + sharedBytes + " shared bytes, on stream "
+						+ hex(stream));
+			}
+		}
+
+		private static void dimensions(String name, int[] sizes) {
+			if (sizes == null || sizes.length != 3 || sizes[0] < 1 || sizes[1] < 1 || sizes[2] < 1) {
+				throw UformException.invalid(name, sizes == null ? null : Arrays.toString(sizes),
+						"give x, y and z, each at least 1");
+			}
+		}
+
+		@Override
+		public void close() {
+			// Exactly one release per retain: a second close must not drop someone else's reference.
+			if (!this.closed.compareAndSet(false, true)) {
+				return;
+			}
+			try {
+				this.compute.primaryContextRelease(this.device);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " releasing the primary context");
+			}
+		}
+
+		@Override
+		public String toString() {
+			return "CUDA device " + this.ordinal + " (context " + hex(this.context) + ")";
+		}
+
+		private static String hex(long value) {
+			return "0x" + Long.toHexString(value);
+		}
+	}
+}
