@@ -1,6 +1,7 @@
 package io.uform;
 
 import java.lang.ref.Cleaner;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
@@ -22,6 +24,9 @@ import io.uform.host.HostPool;
 import io.uform.host.NumaDomain;
 import io.uform.host.NumaTopology;
 import io.uform.host.ThreadPinner;
+import io.uform.gpu.GpuRuntime;
+import io.uform.gpu.ScratchArena;
+import io.uform.gpu.VramDevice;
 
 /**
  * The threads (or streams) work runs on, shared across models: an executor owns host threads or
@@ -94,11 +99,19 @@ public final class Executor implements AutoCloseable {
 
 	private final AtomicInteger draining = new AtomicInteger();
 
-	private Executor(Kind kind, HostPlacement placement, ThreadPinner pinner, Consumer<Thread> threadStart) {
+	private final List<DeviceLane> lanes;
+
+	private Executor(Kind kind, HostPlacement placement, ThreadPinner pinner, Consumer<Thread> threadStart,
+			VramPlan plan) {
 		this.kind = kind;
 		this.placement = placement;
 		this.resources = new Resources(kind.name().toLowerCase() + "-" + SEQUENCE.incrementAndGet(), placement, pinner,
-				threadStart);
+				threadStart, plan);
+		List<DeviceLane> made = new ArrayList<>();
+		for (VramDevice device : this.resources.devices) {
+			made.add(new DeviceLane(this.resources.name, device));
+		}
+		this.lanes = List.copyOf(made);
 		CLEANER.register(this, this.resources);
 	}
 
@@ -117,7 +130,7 @@ public final class Executor implements AutoCloseable {
 		UformException.requireArgument(config, "config", "pass ExecutorForRamConfig.defaults() to derive every field");
 		HostPlacement placement = HostPlacement.resolve(config, NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
-		return new Executor(Kind.RAM, placement, ThreadPinner.system(), threadStart);
+		return new Executor(Kind.RAM, placement, ThreadPinner.system(), threadStart, null);
 	}
 
 	/**
@@ -129,11 +142,17 @@ public final class Executor implements AutoCloseable {
 	}
 
 	/**
-	 * Opens one stream per device for VRAM-resident models.
-	 * @param config which devices, streams and scratch
-	 * @return never, in this version
-	 * @throws UformException {@link Status#NO_DEVICE} when this process sees no GPU;
-	 *         {@link Status#UNSUPPORTED} where GPUs exist, until VRAM executors are built
+	 * Opens one stream per device for VRAM-resident models: retains each device's primary context,
+	 * creates a stream on it (or borrows one from {@code streams}), and starts one host thread per
+	 * device, near the devices' NUMA nodes. Work runs on it with {@link #forDevices(DeviceTask)} and
+	 * deferred calls; activation scratch grows per device as work reserves it, up to
+	 * {@code scratchLimit}.
+	 * @param config which devices, streams and scratch; absent fields are derived (one free device,
+	 *        its own GPU class, its nearest NUMA node, new streams, no scratch limit)
+	 * @return a running executor; free it when done
+	 * @throws UformException {@link Status#NO_DEVICE} when this process sees no GPU (the message says
+	 *         why); {@link Status#INVALID_ARGUMENT} naming a bad field; {@link Status#UNSUPPORTED} for
+	 *         an AMD device (no HIP binding yet); {@link Status#DEVICE_ERROR} when the driver refuses
 	 */
 	public static Executor forVram(ExecutorForVramConfig config) {
 		UformException.requireArgument(config, "config", "pass ExecutorForVramConfig.defaults() to derive every field");
@@ -144,11 +163,28 @@ public final class Executor implements AutoCloseable {
 			why.addAll(discovery.notes());
 			throw new UformException(Status.NO_DEVICE, "No GPU found for a VRAM executor: this process sees no NVIDIA "
 					+ "(libcuda.so.1) or AMD (amdkfd) device" + (why.isEmpty() ? "" : " (" + String.join("; ", why) + ")")
-					+ ". Check nvidia-smi or rocm-smi and CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES, "
-					+ "or run the model on Executor.forRam()");
+					+ ". Check nvidia-smi or rocm-smi and CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES, run the model on "
+					+ "Executor.forRam(), or opt in to simulated devices for development (-Duform.devices.simulated=1)");
 		}
-		throw new UformException(Status.UNSUPPORTED, "VRAM executors (GPU streams and scratch) are not built yet in "
-				+ "this version; found " + devices.size() + " GPU(s) via Uform.gpuDevices(). Use Executor.forRam() meanwhile");
+		return forVram(config, devices, VramPlan::systemRuntime);
+	}
+
+	/** {@link #forVram(ExecutorForVramConfig)} over given devices and backends, for tests. */
+	static Executor forVram(ExecutorForVramConfig config, List<GpuDevice> devices,
+			BiFunction<GpuDevice, Integer, GpuRuntime> runtimes) {
+		UformException.requireArgument(config, "config", "pass ExecutorForVramConfig.defaults() to derive every field");
+		VramPlan plan = VramPlan.of(config, devices, Path.of("/"), runtimes);
+		HostPlacement placement = HostPlacement.resolve(plan.hostConfig, NumaTopology.system(), CpuClasses.system(),
+				Runtime.getRuntime().availableProcessors());
+		return new Executor(Kind.VRAM, placement, ThreadPinner.system(), Thread::start, plan);
+	}
+
+	/**
+	 * Opens a VRAM executor on one free device with every other field derived.
+	 * @return a running executor
+	 */
+	public static Executor forVram() {
+		return forVram(ExecutorForVramConfig.defaults());
 	}
 
 	/**
@@ -260,6 +296,40 @@ public final class Executor implements AutoCloseable {
 	}
 
 	/**
+	 * Runs a task once per device of a VRAM executor, all devices in parallel: each on its own host
+	 * thread (the calling thread takes device 0) with that device's context current. Returns when
+	 * every task has returned; work the tasks queued on the streams may still be running unless they
+	 * synchronised. Failures are thrown as for {@link #forThreads}.
+	 * @param task gets its device's lane: the device, its stream and its scratch
+	 * @throws UformException {@link Status#INVALID_ARGUMENT} on a RAM executor
+	 */
+	public void forDevices(DeviceTask task) {
+		requireTask(task);
+		if (this.kind != Kind.VRAM) {
+			throw new UformException(Status.INVALID_ARGUMENT, "forDevices() runs one task per GPU device, and executor '"
+					+ name() + "' is a RAM executor; make one with Executor.forVram(), or use forThreads()");
+		}
+		List<DeviceLane> all = this.lanes;
+		pool().forThreads((thread, colocation) -> task.run(all.get(thread)));
+	}
+
+	/**
+	 * The devices of a VRAM executor, for deferred calls and other code that queues device work.
+	 * @return one lane per device, in {@code devices} order; empty for a RAM executor
+	 */
+	public List<DeviceLane> lanes() {
+		return this.lanes;
+	}
+
+	/**
+	 * The GPUs this executor drives.
+	 * @return in {@code devices} order; empty for a RAM executor
+	 */
+	public List<GpuDevice> devices() {
+		return this.lanes.stream().map(DeviceLane::device).toList();
+	}
+
+	/**
 	 * Submits a deferred call, waiting for a slot if {@code deferredLimit} calls are in flight.
 	 * @param <T> the result type
 	 * @param call the call; it runs on the executor's deferred thread and may fork
@@ -355,6 +425,10 @@ public final class Executor implements AutoCloseable {
 			if (!this.resources.deferred.awaitSubmitted(deadline) || !this.resources.pool.awaitIdle(deadline)) {
 				return false;
 			}
+			// A VRAM executor's work is not done until its streams are.
+			for (DeviceLane lane : this.lanes) {
+				lane.synchronize();
+			}
 			this.resources.pool.setMood(mood);
 			return true;
 		}
@@ -442,6 +516,11 @@ public final class Executor implements AutoCloseable {
 		}
 		owned.freed.set(true);
 		if (callsDone && joined) {
+			// Idle and stopped: no task or call can touch the devices any more.
+			owned.releaseDevices();
+			if (owned.releaseFailure != null) {
+				throw owned.releaseFailure;
+			}
 			return;
 		}
 		String what = ((stuck != null) ? stuck : "a fork still in progress") + "; " + dropped
@@ -495,10 +574,17 @@ public final class Executor implements AutoCloseable {
 				: (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
 		List<Integer> domains = this.placement.domains().stream().map(NumaDomain::id).toList();
 		String pinned = this.resources.pinFailure.get();
+		List<ScratchStatistics> scratch = new ArrayList<>();
+		for (VramDevice device : this.resources.devices) {
+			ScratchArena.Figures figures = device.scratch().figures();
+			scratch.add(new ScratchStatistics(device.index(), this.resources.ordinals.get(device.index()),
+					figures.reservedBytes(), figures.inUseBytes(), figures.highWaterBytes(),
+					(figures.limitBytes() == Long.MAX_VALUE) ? null : figures.limitBytes()));
+		}
 		return new ExecutorStatistics(name(), this.kind, state, pool.mood(), threads(), domains,
 				this.placement.cpuClass(), (pinned == null) ? "pinned" : "not pinned: " + pinned, pool.forks(),
 				deferred.inFlight(), deferred.limit(), deferred.completed(), deferred.failed(), deferred.cancelled(),
-				deferred.rejected());
+				deferred.rejected(), this.resources.ordinals, List.copyOf(scratch));
 	}
 
 	@Override
@@ -550,26 +636,58 @@ public final class Executor implements AutoCloseable {
 
 		final AtomicReference<String> pinFailure = new AtomicReference<>();
 
-		Resources(String name, HostPlacement placement, ThreadPinner pinner, Consumer<Thread> threadStart) {
+		/** A VRAM executor's devices, in {@code devices} order; empty for a RAM executor. */
+		final List<VramDevice> devices;
+
+		/** Their ordinals in {@link Uform#gpuDevices()}. */
+		final List<Integer> ordinals;
+
+		private final VramPlan plan;
+
+		private boolean devicesReleased;
+
+		/** What releasing the devices on the deferred thread threw, for free() to report. */
+		private volatile RuntimeException releaseFailure;
+
+		/** Whether this executor counts as holding its devices (see {@link VramPlan}). */
+		private boolean held;
+
+		Resources(String name, HostPlacement placement, ThreadPinner pinner, Consumer<Thread> threadStart, VramPlan plan) {
 			this.name = name;
+			this.plan = plan;
 			// The caller of a fork is an application thread and is never pinned; workers pin themselves.
 			if (placement.threads() == 1) {
 				this.pinFailure.set("one thread, the caller's, which uform does not pin");
 			}
-			IntConsumer pinSelf = (thread) -> {
+			this.devices = (plan == null) ? List.of() : openDevices(name, plan);
+			this.ordinals = (plan == null) ? List.of() : plan.ordinals;
+			List<VramDevice> opened = this.devices;
+			IntConsumer startWorker = (thread) -> {
 				String failure = pinner.pinCurrentThread(placement.cpusOf(thread));
 				if (failure != null) {
 					this.pinFailure.compareAndSet(null, failure);
 				}
+				// A VRAM executor's worker t serves device t for its whole life: bind its context once.
+				if (!opened.isEmpty()) {
+					opened.get(thread).makeCurrent();
+				}
 			};
-			HostPool workers = new HostPool(name, placement.threads(), placement.colocationOfThread(), pinSelf,
-					threadStart);
+			HostPool workers;
+			try {
+				workers = new HostPool(name, placement.threads(), placement.colocationOfThread(), startWorker, threadStart);
+			}
+			catch (RuntimeException | Error ex) {
+				releaseDevices();
+				throw ex;
+			}
 			this.pool = workers;
 			try {
 				// The runner stops the workers once the last queued call has run, so that freeing never
 				// needs a thread of its own to wait (the Cleaner's action below does not wait at all).
-				this.deferred = new DeferredCalls(name, placement.deferredLimit(), workers::isInsideTask,
-						workers::requestStop, threadStart);
+				Runnable beforeEachCall = (opened.isEmpty()) ? () -> {
+				} : opened.get(0)::makeCurrent;
+				this.deferred = new DeferredCalls(name, placement.deferredLimit(), workers::isInsideTask, this::onRunnerStop,
+						beforeEachCall, threadStart);
 			}
 			catch (Throwable ex) {
 				// Started workers would otherwise wait forever for a fork nobody can send.
@@ -579,7 +697,85 @@ public final class Executor implements AutoCloseable {
 				catch (InterruptedException ie) {
 					Thread.currentThread().interrupt();
 				}
+				releaseDevices();
 				throw ex;
+			}
+			if (plan != null) {
+				plan.hold();
+				this.held = true;
+			}
+		}
+
+		/** Opens every device of the plan in order; on a failure, closes those already open. */
+		private static List<VramDevice> openDevices(String name, VramPlan plan) {
+			List<VramDevice> opened = new ArrayList<>();
+			try {
+				for (int i = 0; i < plan.devices.size(); i++) {
+					opened.add(new VramDevice(i, plan.devices.get(i), plan.runtimes.get(i), plan.runtimeOrdinals.get(i),
+							(plan.streams == null) ? null : plan.streams.get(i), name, plan.scratchLimit));
+				}
+			}
+			catch (RuntimeException | Error ex) {
+				for (VramDevice device : opened) {
+					try {
+						device.release();
+					}
+					catch (RuntimeException again) {
+						ex.addSuppressed(again);
+					}
+				}
+				throw ex;
+			}
+			return List.copyOf(opened);
+		}
+
+		/**
+		 * Runs on the deferred thread after the last call. Stops the workers; when no fork is in
+		 * progress (the stop took at once), nothing can touch the devices any more, so they are
+		 * released here too: that is how an executor the collector frees gives its devices back.
+		 */
+		private void onRunnerStop() {
+			this.pool.requestStop();
+			if (this.pool.isStopping()) {
+				try {
+					releaseDevices();
+				}
+				catch (RuntimeException ex) {
+					// Kept for free() to report; on the collector's path nobody is listening.
+					this.releaseFailure = ex;
+				}
+			}
+		}
+
+		/**
+		 * Releases every device once: streams synchronised, modules unloaded, created streams
+		 * destroyed, scratch freed, contexts released. The first failure is thrown after all ran.
+		 */
+		synchronized void releaseDevices() {
+			if (this.devicesReleased || this.devices == null) {
+				return;
+			}
+			this.devicesReleased = true;
+			if (this.held) {
+				this.held = false;
+				this.plan.letGo();
+			}
+			RuntimeException first = null;
+			for (VramDevice device : this.devices) {
+				try {
+					device.release();
+				}
+				catch (RuntimeException ex) {
+					if (first == null) {
+						first = ex;
+					}
+					else {
+						first.addSuppressed(ex);
+					}
+				}
+			}
+			if (first != null) {
+				throw first;
 			}
 		}
 

@@ -25,10 +25,15 @@ import java.util.List;
  * @param deferredRejected submissions refused: no slot in time, interrupted while waiting, or after
  *        free. Every accepted call ends as exactly one of completed, failed or cancelled, so
  *        completed + failed + cancelled + in flight = accepted
+ * @param devices a VRAM executor's devices, as ordinals in {@link Uform#gpuDevices()}; empty for a
+ *        RAM executor
+ * @param scratch a VRAM executor's activation scratch, one entry per device; empty for a RAM
+ *        executor, which has no scratch of its own
  */
 public record ExecutorStatistics(String name, Executor.Kind kind, Executor.State state, Mood mood, int threads,
 		List<Integer> memoryDomains, String cpuClass, String pinning, long forks, int deferredInFlight,
-		int deferredLimit, long deferredCompleted, long deferredFailed, long deferredCancelled, long deferredRejected) {
+		int deferredLimit, long deferredCompleted, long deferredFailed, long deferredCancelled, long deferredRejected,
+		List<Integer> devices, List<ScratchStatistics> scratch) {
 
 	/**
 	 * How many memory domains (colocations) the threads span.

@@ -64,6 +64,8 @@ public final class DeferredCalls {
 
 	private final Runnable onStop;
 
+	private final Runnable beforeEachCall;
+
 	private final Semaphore slots;
 
 	private final ReentrantLock lock = new ReentrantLock();
@@ -106,7 +108,8 @@ public final class DeferredCalls {
 	 * @throws UformException {@link Status#OUT_OF_MEMORY} when the runner thread cannot start
 	 */
 	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop) {
-		this(name, limit, cannotWait, onStop, Thread::start);
+		this(name, limit, cannotWait, onStop, () -> {
+		}, Thread::start);
 	}
 
 	/**
@@ -115,14 +118,17 @@ public final class DeferredCalls {
 	 * @param limit calls in flight at once, at least 1
 	 * @param cannotWait whether the current thread must not wait for a slot
 	 * @param onStop run on the runner when it stops
+	 * @param beforeEachCall run on the runner before each call, as part of it (a VRAM executor makes
+	 *        its device's context current there); what it throws fails that call
 	 * @param threadStart starts one thread ({@link Thread#start()} outside tests)
 	 */
-	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop,
+	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, Runnable beforeEachCall,
 			Consumer<Thread> threadStart) {
 		this.name = name;
 		this.limit = limit;
 		this.cannotWait = cannotWait;
 		this.onStop = onStop;
+		this.beforeEachCall = beforeEachCall;
 		this.slots = new Semaphore(limit, true);
 		this.runner = new Thread(this::runCalls, "uform-" + name + "-deferred");
 		this.runner.setDaemon(true);
@@ -542,6 +548,7 @@ public final class DeferredCalls {
 			T result = null;
 			Throwable thrown = null;
 			try {
+				owner.beforeEachCall.run();
 				result = this.callable.call();
 			}
 			catch (Throwable ex) {

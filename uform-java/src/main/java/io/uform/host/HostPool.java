@@ -758,6 +758,16 @@ public final class HostPool {
 	}
 
 	/**
+	 * Whether the stop took: no fork is in progress, and none will start. Set by
+	 * {@link #requestStop()} when it could take the fork lock at once, else by the fork in progress
+	 * when it ends.
+	 * @return {@code true} once stopping
+	 */
+	public boolean isStopping() {
+		return this.stopping;
+	}
+
+	/**
 	 * Waits for the fork in progress, stops every worker and joins it. Later forks fail with
 	 * {@link UformException.Status#FREED}. Calling it again does nothing more.
 	 * @throws InterruptedException if interrupted while joining; the workers are stopping regardless

@@ -1,0 +1,235 @@
+package io.uform.gpu;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.uform.GpuDevice;
+import io.uform.UformException;
+import io.uform.UformException.Status;
+
+/**
+ * What a VRAM executor owns on one device: the open context, one stream (created, or borrowed and
+ * never destroyed), the scratch arena, and the modules it loaded (once per PTX text). The executor
+ * makes one per device and releases it when freed.
+ *
+ * <p>Calls that reach the driver need the context current on the calling thread; the executor's
+ * threads do that ({@link #makeCurrent()}), user code never has to. Module loading is
+ * {@code synchronized}: deferred calls and fork tasks may both load a kernel on one device.
+ */
+public final class VramDevice {
+
+	private final int index;
+
+	private final GpuDevice device;
+
+	private final GpuRuntime runtime;
+
+	private final DeviceContext context;
+
+	private final long stream;
+
+	private final boolean ownsStream;
+
+	private final ScratchArena scratch;
+
+	private final Map<String, Long> modules = new HashMap<>();
+
+	private final Map<String, Long> functions = new HashMap<>();
+
+	/** Written under this object's lock; volatile so that work can be refused without taking it. */
+	private volatile boolean released;
+
+	/**
+	 * Opens the device, makes its context current on this thread and creates or borrows the stream.
+	 * @param index the device's position among the executor's devices
+	 * @param device the device
+	 * @param runtime its backend
+	 * @param ordinal the backend's ordinal for it
+	 * @param borrowedStream a stream to borrow, or {@code null} to create one
+	 * @param executor the executor's name, for messages
+	 * @param scratchLimit bytes, or {@code Long.MAX_VALUE} for none
+	 */
+	public VramDevice(int index, GpuDevice device, GpuRuntime runtime, int ordinal, Long borrowedStream,
+			String executor, long scratchLimit) {
+		this.index = index;
+		this.device = device;
+		this.runtime = runtime;
+		this.context = runtime.open(ordinal);
+		try {
+			this.context.makeCurrent();
+			this.ownsStream = (borrowedStream == null);
+			this.stream = (this.ownsStream) ? this.context.createStream() : borrowedStream;
+		}
+		catch (RuntimeException | Error ex) {
+			this.context.close();
+			throw ex;
+		}
+		this.scratch = new ScratchArena(this.context, "executor '" + executor + "', device " + index + " ("
+				+ device.name() + ")", scratchLimit);
+	}
+
+	/**
+	 * The device's position among the executor's devices.
+	 * @return from 0
+	 */
+	public int index() {
+		return this.index;
+	}
+
+	/**
+	 * The device.
+	 * @return its description
+	 */
+	public GpuDevice device() {
+		return this.device;
+	}
+
+	/**
+	 * The backend's name.
+	 * @return {@code cuda} or {@code simulated}
+	 */
+	public String runtimeName() {
+		return this.runtime.name();
+	}
+
+	/**
+	 * The open context, for the executor's own driver calls.
+	 * @return the context
+	 */
+	public DeviceContext context() {
+		return this.context;
+	}
+
+	/**
+	 * The stream work is queued on.
+	 * @return the {@code CUstream} address
+	 */
+	public long stream() {
+		return this.stream;
+	}
+
+	/**
+	 * Whether the stream was borrowed (and so is never destroyed here).
+	 * @return {@code true} for a borrowed stream
+	 */
+	public boolean borrowedStream() {
+		return !this.ownsStream;
+	}
+
+	/**
+	 * The scratch arena.
+	 * @return the arena
+	 */
+	public ScratchArena scratch() {
+		return this.scratch;
+	}
+
+	/**
+	 * Binds the context to the calling thread, for work a user queues: refused once released.
+	 * @param executor the executor's name, for the message
+	 * @throws UformException {@link Status#FREED} after {@link #release()}
+	 */
+	public void makeCurrentForWork(String executor) {
+		if (this.released) {
+			throw new UformException(Status.FREED, "Executor '" + executor + "' was freed, and device " + this.index
+					+ " with it; make a new executor to run more work");
+		}
+		this.context.makeCurrent();
+	}
+
+	/**
+	 * Whether {@link #release()} ran: the stream, scratch and context are gone.
+	 * @return {@code true} once released
+	 */
+	public boolean released() {
+		return this.released;
+	}
+
+	/** Binds the context to the calling thread. */
+	public void makeCurrent() {
+		this.context.makeCurrent();
+	}
+
+	/** Waits for everything queued on the stream; the context must be current. */
+	public void synchronize() {
+		this.context.synchronize(this.stream);
+	}
+
+	/**
+	 * The kernel {@code entry} of a PTX module, loading the module the first time this device sees
+	 * that text; the context must be current.
+	 * @param ptx the module's text
+	 * @param entry the kernel's name
+	 * @return the {@code CUfunction}
+	 */
+	public synchronized long function(String ptx, String entry) {
+		if (this.released) {
+			throw new UformException(Status.FREED, "Device " + this.index + " of this executor was freed");
+		}
+		String key = entry + '\u0000' + ptx;
+		Long function = this.functions.get(key);
+		if (function != null) {
+			return function;
+		}
+		Long module = this.modules.get(ptx);
+		if (module == null) {
+			module = this.context.loadModule(ptx);
+			this.modules.put(ptx, module);
+		}
+		long found = this.context.function(module, entry);
+		this.functions.put(key, found);
+		return found;
+	}
+
+	/**
+	 * Modules loaded so far.
+	 * @return how many
+	 */
+	public synchronized int modulesLoaded() {
+		return this.modules.size();
+	}
+
+	/**
+	 * Releases everything in order, with the context current on the calling thread: waits for the
+	 * stream, unloads the modules, destroys the stream if it was created here, frees the scratch,
+	 * closes the context. Every step runs even if one fails; the first failure is thrown at the end.
+	 * Calling it again does nothing.
+	 */
+	public synchronized void release() {
+		if (this.released) {
+			return;
+		}
+		this.released = true;
+		List<RuntimeException> failures = new ArrayList<>();
+		step(failures, this.context::makeCurrent);
+		step(failures, this::synchronize);
+		for (long module : this.modules.values()) {
+			step(failures, () -> this.context.unloadModule(module));
+		}
+		this.modules.clear();
+		this.functions.clear();
+		if (this.ownsStream) {
+			step(failures, () -> this.context.destroyStream(this.stream));
+		}
+		step(failures, this.scratch::close);
+		step(failures, this.context::close);
+		if (!failures.isEmpty()) {
+			RuntimeException first = failures.get(0);
+			for (int i = 1; i < failures.size(); i++) {
+				first.addSuppressed(failures.get(i));
+			}
+			throw first;
+		}
+	}
+
+	private static void step(List<RuntimeException> failures, Runnable step) {
+		try {
+			step.run();
+		}
+		catch (RuntimeException ex) {
+			failures.add(ex);
+		}
+	}
+}
