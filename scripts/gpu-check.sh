@@ -6,7 +6,11 @@
 #   nvidia-smi --query-gpu=index,uuid,name,memory.total,pci.bus_id,compute_cap
 # field by field: device count, UUID, name, memory (within 1 %), PCI bus id (as numbers), and the
 # gpu class against the compute capability. It also checks CUDA_VISIBLE_DEVICES handling: an empty
-# value hides every device, a single UUID shows that device with its nvidia-smi index.
+# value hides every device, a single UUID shows that device with its nvidia-smi index. Then it runs a
+# VRAM executor on GPU 0 (io.uform.cli.VramCheck in the same jar): scratch grown to 1 GiB, a
+# 100,000 x 256 matrix uploaded, the shipped dot-product kernel checked against a host computation,
+# a deferred call, drain, free, and device memory compared before and after. The whole script takes
+# well under 3 minutes; record its output and the driver version in docs/vram.md, "Verified on".
 #
 # Usage (from anywhere):
 #   scripts/gpu-check.sh                      # builds the cli jar with ./mvnw (needs Maven Central or a filled ~/.m2)
@@ -152,6 +156,16 @@ grep -q "now: memory [0-9]" <<<"$report" || readings_ok=1
 check "readings from NVML" "memory used/total per device" "$(grep -c 'now: memory [0-9]' <<<"$report" || true) device(s)" "$readings_ok"
 check "discovery problems" "Problems: none" "$(grep '^Problems:' <<<"$report")" \
 	"$(grep -q '^Problems: none' <<<"$report"; echo $?)"
+
+echo
+echo "== VRAM executor on GPU 0 (driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1))"
+vram_status=0
+vram="$(timeout 170 "$java_cmd" --enable-native-access=ALL-UNNAMED -Xmx3g -cp "$jar" io.uform.cli.VramCheck 0 2>&1)" \
+	|| vram_status=$?
+echo "$vram"
+vram_failed="$(grep -c '^FAIL' <<<"$vram" || true)"
+check "vram executor" "exit 0, no FAIL" "exit $vram_status, $vram_failed FAIL" \
+	"$([[ "$vram_status" == 0 && "$vram_failed" == 0 ]]; echo $?)"
 
 echo
 if [[ "$failures" -gt 0 ]]; then

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.uform.child.CallsQueuedAtExit;
 import io.uform.child.TasksExhaustTheHeap;
+import io.uform.cli.VramCheck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,6 +25,24 @@ class ExecutorChildJvmTest {
 		assertThat(result.output()).contains("forks that threw: 20 of 20")
 			.contains("sum after: 499500")
 			.contains("state: FREED");
+		assertThat(result.exitCode()).as(result.output()).isZero();
+	}
+
+	@Test
+	void theRealHardwareVramCheckPassesOnASimulatedDevice() throws Exception {
+		// scripts/gpu-check.sh runs this on a real GPU; here the same steps run on host memory.
+		ChildJvm.Result result = ChildJvm.run(VramCheck.class, List.of("-Xmx768m", "-Duform.devices.simulated=1",
+				"-Duform.devices.simulated.memory=512MB"), 110);
+		assertThat(result.output()).contains("PASS  forVram")
+			.contains("PASS  scratch to 256 MiB")
+			.contains("PASS  upload")
+			.contains("PASS  kernel refused on a simulated device")
+			.contains("PASS  download")
+			.contains("PASS  deferred call")
+			.contains("PASS  drain")
+			.contains("PASS  free")
+			.contains("PASS  device memory back")
+			.contains("vram-check: all checks passed");
 		assertThat(result.exitCode()).as(result.output()).isZero();
 	}
 
