@@ -210,6 +210,11 @@ public final class DeviceLane {
 		this.device.synchronize();
 	}
 
+	/** Makes the device's context current on the calling thread, before a device task runs. */
+	void bind() {
+		this.device.makeCurrentForWork(this.executor);
+	}
+
 	/** Waits for the stream unless the executor was freed (which synchronised it before releasing). */
 	void synchronizeIfLive() {
 		if (!this.device.released()) {

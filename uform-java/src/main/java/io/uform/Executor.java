@@ -310,7 +310,13 @@ public final class Executor implements AutoCloseable {
 					+ name() + "' is a RAM executor; make one with Executor.forVram(), or use forThreads()");
 		}
 		List<DeviceLane> all = this.lanes;
-		pool().forThreads((thread, colocation) -> task.run(all.get(thread)));
+		pool().forThreads((thread, colocation) -> {
+			DeviceLane lane = all.get(thread);
+			// Thread 0 is the caller, an application thread; a worker's binding may have been changed by
+			// a foreign library. Either way the task starts with its device's context current.
+			lane.bind();
+			task.run(lane);
+		});
 	}
 
 	/**
@@ -646,7 +652,10 @@ public final class Executor implements AutoCloseable {
 
 		private boolean devicesReleased;
 
-		/** What releasing the devices on the deferred thread threw, for free() to report. */
+		/** Set by the deferred thread after its last call. */
+		private volatile boolean runnerDone;
+
+		/** What releasing the devices on another thread threw, for free() to report. */
 		private volatile RuntimeException releaseFailure;
 
 		/** Whether this executor counts as holding its devices (see {@link VramPlan}). */
@@ -703,6 +712,7 @@ public final class Executor implements AutoCloseable {
 			if (plan != null) {
 				plan.hold();
 				this.held = true;
+				workers.whenStopped(this::releaseDevicesWhenIdle);
 			}
 		}
 
@@ -735,15 +745,27 @@ public final class Executor implements AutoCloseable {
 		 * released here too: that is how an executor the collector frees gives its devices back.
 		 */
 		private void onRunnerStop() {
+			this.runnerDone = true;
 			this.pool.requestStop();
-			if (this.pool.isStopping()) {
-				try {
-					releaseDevices();
-				}
-				catch (RuntimeException ex) {
-					// Kept for free() to report; on the collector's path nobody is listening.
-					this.releaseFailure = ex;
-				}
+			releaseDevicesWhenIdle();
+		}
+
+		/**
+		 * Releases the devices once nothing can touch them: the deferred thread has run its last call
+		 * and the workers' stop took (no fork in progress, none to come). Called by both of those
+		 * events, whichever comes last does it: normally the deferred thread at free or collection;
+		 * after a free that gave up, the stuck call's or fork's own thread when it finally returns.
+		 */
+		private void releaseDevicesWhenIdle() {
+			if (!this.runnerDone || !this.pool.isStopping()) {
+				return;
+			}
+			try {
+				releaseDevices();
+			}
+			catch (RuntimeException ex) {
+				// Kept for free() to report; on the collector's path nobody is listening.
+				this.releaseFailure = ex;
 			}
 		}
 

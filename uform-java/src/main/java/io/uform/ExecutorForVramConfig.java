@@ -11,7 +11,8 @@ import java.util.List;
  * @param devices device ordinals, positions in {@link Uform#gpuDevices()}; absent takes one free device
  * @param gpuClass the GPU class every device dispatches as, like {@code nvidia-hopper}; absent
  *        derives the devices' own
- * @param memoryDomains NUMA node ids whose cores the host decoders take; absent takes every node
+ * @param memoryDomains NUMA node ids whose cores the host threads take; absent takes the nodes nearest
+ *        the devices (their PCI {@code numa_node} in sysfs), or every node where the system does not say
  * @param cpuClass the CPU class the host decoders dispatch as; absent derives the CPU's own
  * @param streams borrowed CUDA stream addresses ({@code CUstream}), one per device in
  *        {@code devices} order; absent creates its own

@@ -27,7 +27,8 @@ import io.uform.host.NumaTopology;
  * <h2>Choosing a device</h2>
  * With {@code devices} absent the executor takes one device: the lowest ordinal that no other VRAM
  * executor of this process holds; when every device is held, the one held by the fewest executors
- * (lowest ordinal on a tie). {@link #hold} and {@link #letGo} keep that count.
+ * (lowest ordinal on a tie). Simulated devices count only where there is no real GPU: one is never
+ * chosen in place of a real one. {@link #hold} and {@link #letGo} keep the count.
  */
 final class VramPlan {
 
@@ -119,9 +120,14 @@ final class VramPlan {
 
 	private static List<Integer> chooseDevices(List<Integer> asked, List<GpuDevice> all) {
 		if (asked == null) {
+			// A simulated device is never chosen in place of a real GPU: only where there is none.
+			boolean anyReal = all.stream().anyMatch((device) -> device.vendor() != GpuVendor.SIMULATED);
 			int best = 0;
 			int bestHolders = Integer.MAX_VALUE;
 			for (int ordinal = 0; ordinal < all.size(); ordinal++) {
+				if (anyReal && all.get(ordinal).vendor() == GpuVendor.SIMULATED) {
+					continue;
+				}
 				AtomicInteger holders = HOLDERS.get(ordinal);
 				int held = (holders == null) ? 0 : holders.get();
 				if (held < bestHolders) {

@@ -294,6 +294,32 @@ class ExecutorVramTest {
 	}
 
 	@Test
+	void devicesOfAnExecutorFreedWhileAForkWasStuckAreReleasedWhenTheForkReturns() throws Exception {
+		Executor executor = vram(ExecutorForVramConfig.defaults().withDevices(List.of(0)));
+		executor.lanes().get(0).reserve(1 << 20);
+		java.util.concurrent.CountDownLatch inFork = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+		Thread forker = new Thread(() -> executor.forDevices((lane) -> {
+			inFork.countDown();
+			try {
+				release.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}));
+		forker.start();
+		inFork.await();
+		assertThatThrownBy(() -> executor.free(Duration.ofMillis(100))).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT))
+			.hasMessageContaining("a fork still in progress");
+		assertThat(this.runtime.usedBytes(0)).as("the fork may still use its device").isPositive();
+		release.countDown();
+		forker.join(10_000);
+		assertThat(this.runtime.usedBytes(0)).as("released when the fork returned").isZero();
+	}
+
+	@Test
 	void aThousandExecutorsMadeAndFreedLeaveMemoryAndThreadsWhereTheyWere() {
 		// Warm the completion pool and the JIT so that only the executors' own threads count.
 		vram(ExecutorForVramConfig.defaults().withDevices(List.of(0, 1))).free();

@@ -64,6 +64,24 @@ class VramPlanTest {
 	}
 
 	@Test
+	void aSimulatedDeviceIsNeverChosenInPlaceOfARealGpu() {
+		List<GpuDevice> both = List.of(H100, this.simulated.devices().get(0));
+		VramPlan first = VramPlan.of(ExecutorForVramConfig.defaults(), both, this.sysfs, (gpu, ordinal) -> this.simulated);
+		first.hold();
+		try {
+			VramPlan second = VramPlan.of(ExecutorForVramConfig.defaults(), both, this.sysfs,
+					(gpu, ordinal) -> this.simulated);
+			assertThat(first.ordinals).containsExactly(0);
+			assertThat(second.ordinals).as("the real GPU, shared, rather than the idle simulated device").containsExactly(0);
+			assertThat(VramPlan.of(ExecutorForVramConfig.defaults().withDevices(List.of(1)), both, this.sysfs,
+					(gpu, ordinal) -> this.simulated).ordinals).as("unless asked for by ordinal").containsExactly(1);
+		}
+		finally {
+			first.letGo();
+		}
+	}
+
+	@Test
 	void olderNvidiaClassesRunOnNewerDevicesAndNothingCrossesVendors() {
 		assertThat(VramPlan.runsOn("nvidia-ampere", "nvidia-hopper")).isTrue();
 		assertThat(VramPlan.runsOn("nvidia-hopper", "nvidia-hopper")).isTrue();

@@ -52,6 +52,9 @@ public interface CudaCompute {
 	/** {@code CUDA_ERROR_LAUNCH_FAILED}: a kernel faulted; the context is unusable afterwards. */
 	int CUDA_ERROR_LAUNCH_FAILED = 719;
 
+	/** {@code CUDA_ERROR_ILLEGAL_ADDRESS}: a kernel touched memory outside its buffers. */
+	int CUDA_ERROR_ILLEGAL_ADDRESS = 700;
+
 	/**
 	 * {@code cuDevicePrimaryCtxRetain}: the device's primary context, shared with every other user of
 	 * the device in this process (the CUDA runtime, other libraries), reference counted by the driver.

@@ -200,9 +200,13 @@ public final class CudaRuntime implements GpuRuntime {
 			case CudaCompute.CUDA_ERROR_INVALID_IMAGE -> "The module is not PTX or a cubin the driver can read";
 			case CudaCompute.CUDA_ERROR_NOT_FOUND -> "The module has no kernel of that name: check the .entry name "
 					+ "in the PTX (declare CUDA C++ kernels extern \"C\" so that the name is not mangled)";
-			case CudaCompute.CUDA_ERROR_LAUNCH_FAILED -> "A kernel faulted while it ran (most often an out-of-range "
-					+ "address). The device's context is unusable from now on: close every executor on this device, "
-					+ "and run the kernel under compute-sanitizer to find the bad access";
+			case CudaCompute.CUDA_ERROR_LAUNCH_FAILED -> "A kernel faulted while it ran. The device's context is "
+					+ "unusable from now on: close every executor on this device, and run the kernel under "
+					+ "compute-sanitizer to find the fault";
+			case CudaCompute.CUDA_ERROR_ILLEGAL_ADDRESS -> "A kernel read or wrote outside the memory it was given "
+					+ "(an index past a buffer's end, a rows/dim argument larger than the buffers). The device's context "
+					+ "is unusable from now on: close every executor on this device, and check the launch's sizes "
+					+ "against the buffers (compute-sanitizer names the access)";
 			case CudaCompute.CUDA_ERROR_INVALID_HANDLE -> "A stream, module or kernel handle that is not valid in "
 					+ "this context was passed: one used after it was destroyed or unloaded, or one from another device";
 			case CudaCompute.CUDA_ERROR_INVALID_CONTEXT -> "No live context is current on this thread: "

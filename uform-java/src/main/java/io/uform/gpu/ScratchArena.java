@@ -151,7 +151,7 @@ public final class ScratchArena {
 		if (this.reserved + size > this.limit) {
 			trim();
 			if (this.reserved + size > this.limit) {
-				throw outOfMemory(asked, "the executor's scratchLimit of " + this.limit + " bytes");
+				throw outOfMemory(asked, "that would pass the executor's scratchLimit");
 			}
 		}
 		long address;
@@ -160,15 +160,15 @@ public final class ScratchArena {
 		}
 		catch (UformException ex) {
 			if (ex.status() != Status.OUT_OF_MEMORY || this.free.isEmpty()) {
-				throw (ex.status() == Status.OUT_OF_MEMORY) ? outOfMemory(asked, "the device's free memory", ex) : ex;
+				throw (ex.status() == Status.OUT_OF_MEMORY) ? outOfMemory(asked, "the device's free memory ran out", ex) : ex;
 			}
 			trim();
 			try {
 				address = this.context.allocate(size);
 			}
 			catch (UformException again) {
-				throw (again.status() == Status.OUT_OF_MEMORY) ? outOfMemory(asked, "the device's free memory", again)
-						: again;
+				throw (again.status() == Status.OUT_OF_MEMORY)
+						? outOfMemory(asked, "the device's free memory ran out", again) : again;
 			}
 		}
 		this.reserved += size;
@@ -192,8 +192,8 @@ public final class ScratchArena {
 		String limitText = (this.limit == Long.MAX_VALUE) ? "none" : this.limit + " bytes";
 		return new UformException(Status.OUT_OF_MEMORY, "Scratch of " + this.where + " could not grow by " + asked
 				+ " bytes: it holds " + this.reserved + " bytes (" + this.inUse + " in use), and " + bound
-				+ " would be passed (scratchLimit: " + limitText + "). Release reservations you no longer need, "
-				+ "ask for less per call, or raise scratchLimit", cause);
+				+ " (scratchLimit: " + limitText + "). Release reservations you no longer need, ask for less per call, "
+				+ "or raise scratchLimit", cause);
 	}
 
 	private static long roundUp(long bytes) {

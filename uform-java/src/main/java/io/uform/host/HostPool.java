@@ -230,6 +230,10 @@ public final class HostPool {
 
 	private volatile boolean stopRequested;
 
+	/** Run once, by whichever thread sees the stop take (see {@link #whenStopped}). */
+	private final java.util.concurrent.atomic.AtomicReference<Runnable> whenStopped =
+			new java.util.concurrent.atomic.AtomicReference<>();
+
 	private volatile boolean stopping;
 
 	private long forks;
@@ -508,6 +512,27 @@ public final class HostPool {
 	}
 
 	/**
+	 * Registers an action to run once the stop takes ({@link #isStopping()}): at once if it already
+	 * has, else on the thread that makes it take (a {@link #requestStop()} caller, or the caller of the
+	 * fork that was in progress, when that fork ends). A VRAM executor releases its devices there,
+	 * since no task can touch them any more.
+	 * @param action run at most once; what it throws reaches that thread
+	 */
+	public void whenStopped(Runnable action) {
+		this.whenStopped.set(action);
+		if (this.stopping) {
+			runWhenStopped();
+		}
+	}
+
+	private void runWhenStopped() {
+		Runnable action = this.whenStopped.getAndSet(null);
+		if (action != null) {
+			action.run();
+		}
+	}
+
+	/**
 	 * Takes the current fork's failures (see "Failures" in the class comment) and clears them.
 	 * @return what the fork throws
 	 */
@@ -754,6 +779,7 @@ public final class HostPool {
 			for (int t = 1; t < this.workers.length; t++) {
 				LockSupport.unpark(this.workers[t]);
 			}
+			runWhenStopped();
 		}
 	}
 
@@ -777,17 +803,23 @@ public final class HostPool {
 	}
 
 	/**
-	 * Requests a stop ({@link #requestStop()}) and waits at most until {@code deadline} for every
-	 * worker to exit. A fork still in progress then keeps its workers until it ends.
+	 * Requests a stop ({@link #requestStop()}) and waits at most until {@code deadline} for the fork
+	 * in progress, if any, to end and every worker to exit. A fork still in progress then keeps its
+	 * workers until it ends.
 	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
-	 * @return {@code true} when every worker has exited
+	 * @return {@code true} when the stop took (no fork in progress) and every worker has exited
 	 * @throws InterruptedException if interrupted while waiting; the workers are stopping regardless
 	 */
 	public boolean stop(long deadline) throws InterruptedException {
 		requestStop();
-		if (deadline == Long.MAX_VALUE && !this.stopping) {
-			// A fork is in progress: wait for it, then make sure the stop took.
-			awaitIdle();
+		if (!this.stopping) {
+			// A fork is in progress: wait for it (its end makes the stop take), up to the deadline.
+			if (deadline == Long.MAX_VALUE) {
+				awaitIdle();
+			}
+			else if (!awaitIdle(deadline)) {
+				return false;
+			}
 			requestStop();
 		}
 		for (int t = 1; t < this.workers.length; t++) {
