@@ -101,6 +101,17 @@ public final class Executor implements AutoCloseable {
 
 	private final List<DeviceLane> lanes;
 
+	/**
+	 * What each live {@link Mesh} borrowing this executor is ({@code job 'run-42'}), one entry per mesh,
+	 * guarded by itself. Invariant between {@link #lendToMesh} (the bootstrapping thread) and
+	 * {@link #free()} (any thread): once {@link #freeing} is set no mesh is lent any more, and while
+	 * the list is not empty {@code free} refuses, so a mesh never outlives the devices it describes.
+	 */
+	private final List<String> meshes = new ArrayList<>();
+
+	/** Set, under {@link #meshes}, by the first {@code free} that got past the live-mesh check. */
+	private boolean freeing;
+
 	private Executor(Kind kind, HostPlacement placement, ThreadPinner pinner, Consumer<Thread> threadStart,
 			VramPlan plan) {
 		this.kind = kind;
@@ -454,9 +465,9 @@ public final class Executor implements AutoCloseable {
 	 * {@link #free(Duration)} to bound that. Calls from many threads at once all return once the
 	 * executor is freed; a call after that does nothing.
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} from inside a task or deferred call of
-	 *         this executor, which would wait for itself; {@link Status#INTERRUPTED} when interrupted
-	 *         while waiting: the executor is then freed as {@link #free(Duration)} frees one that runs
-	 *         out of time
+	 *         this executor, which would wait for itself, or while a live {@link Mesh} borrows it (free
+	 *         the mesh first); {@link Status#INTERRUPTED} when interrupted while waiting: the executor
+	 *         is then freed as {@link #free(Duration)} frees one that runs out of time
 	 */
 	public void free() {
 		release(null);
@@ -472,7 +483,8 @@ public final class Executor implements AutoCloseable {
 	 * end as soon as what they run returns.
 	 * @param period how long to wait, as Spring Boot's {@code await-termination-period}
 	 * @throws UformException {@link Status#TIMEOUT} when it gave up, naming the call that was still
-	 *         running and where it was; the executor is freed all the same
+	 *         running and where it was; the executor is freed all the same.
+	 *         {@link Status#INVALID_ARGUMENT} while a live {@link Mesh} borrows it: free the mesh first
 	 */
 	public void free(Duration period) {
 		UformException.requireArgument(period, "period", "pass how long to wait, e.g. Duration.ofSeconds(30)");
@@ -490,6 +502,13 @@ public final class Executor implements AutoCloseable {
 		}
 		if (owned.freed.get()) {
 			return;
+		}
+		synchronized (this.meshes) {
+			if (!this.meshes.isEmpty()) {
+				throw new UformException(Status.INVALID_ARGUMENT, "Executor '" + name() + "' is borrowed by a live mesh ("
+						+ String.join(", ", this.meshes) + "); free the mesh first (Mesh.free()), then the executor");
+			}
+			this.freeing = true;
 		}
 		long deadline = deadline(period);
 		owned.deferred.shutdown();
@@ -545,6 +564,41 @@ public final class Executor implements AutoCloseable {
 		throw new UformException(Status.TIMEOUT, "Executor '" + name() + "' did not finish its work within " + period
 				+ ": " + what + left + ". The executor is freed all the same; make the call return sooner (check for "
 				+ "interrupts, add timeouts), or allow a longer period");
+	}
+
+	/**
+	 * Counts a mesh as borrowing this executor, so that {@link #free()} refuses until it is freed.
+	 * @param what the mesh, as the refusal names it: {@code job 'run-42'}
+	 * @throws UformException {@link Status#FREED} once the executor is freed or being freed
+	 */
+	void lendToMesh(String what) {
+		synchronized (this.meshes) {
+			if (this.freeing || this.resources.freed.get()) {
+				throw new UformException(Status.FREED, "Executor '" + name() + "' was freed; make a new VRAM executor "
+						+ "(Executor.forVram()) and bootstrap the mesh on it");
+			}
+			this.meshes.add(what);
+		}
+	}
+
+	/**
+	 * Counts a mesh lent by {@link #lendToMesh} as gone.
+	 * @param what the mesh, as it was lent
+	 */
+	void returnFromMesh(String what) {
+		synchronized (this.meshes) {
+			this.meshes.remove(what);
+		}
+	}
+
+	/**
+	 * Each device's ordinal in its backend ({@code CUdevice} ordinal for NVIDIA, after
+	 * {@code CUDA_VISIBLE_DEVICES}), for the mesh to query the driver about it.
+	 * @return in {@code devices} order; empty for a RAM executor
+	 */
+	List<Integer> runtimeOrdinals() {
+		VramPlan plan = this.resources.plan;
+		return (plan == null) ? List.of() : plan.runtimeOrdinals;
 	}
 
 	private static long deadline(Duration wait) {

@@ -95,11 +95,12 @@ class ExecutorConfigTest {
 	}
 
 	@Test
-	void meshBootstrapReportsUnsupportedNamingTheFeature() {
+	void meshBootstrapRefusesARamExecutorNamingTheFix() {
 		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
 			assertThatThrownBy(() -> Mesh.bootstrap(executor, MeshOptions.defaults())).isInstanceOf(UformException.class)
-				.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.UNSUPPORTED))
-				.hasMessageContaining("mesh rendezvous is not built yet");
+				.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+				.hasMessageContaining("is a RAM executor")
+				.hasMessageContaining("Executor.forVram()");
 		}
 	}
 

@@ -28,6 +28,9 @@ public interface CudaDriver {
 	/** {@code CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR}. */
 	int ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 
+	/** {@code CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED}: 1 where NVLink SHARP multicast and reductions work. */
+	int ATTRIBUTE_MULTICAST_SUPPORTED = 132;
+
 	/** {@code cuInit(0)}: must succeed before any other CUDA call. */
 	void init();
 

@@ -41,6 +41,9 @@ final class FakeCudaDriver implements CudaDriver {
 		Long milliwatts;
 
 		Integer celsius;
+
+		/** {@code CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED}; {@code null} plays a driver that does not know it. */
+		Integer multicast;
 	}
 
 	private final List<Gpu> gpus = new ArrayList<>();
@@ -173,6 +176,12 @@ final class FakeCudaDriver implements CudaDriver {
 			case ATTRIBUTE_MULTIPROCESSOR_COUNT -> gpu.sms;
 			case ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR -> gpu.major;
 			case ATTRIBUTE_COMPUTE_CAPABILITY_MINOR -> gpu.minor;
+			case ATTRIBUTE_MULTICAST_SUPPORTED -> {
+				if (gpu.multicast == null) {
+					throw new DriverCallException("cuDeviceGetAttribute", 1, "CUDA_ERROR_INVALID_VALUE");
+				}
+				yield gpu.multicast;
+			}
 			default -> throw new DriverCallException("cuDeviceGetAttribute", 1, "CUDA_ERROR_INVALID_VALUE");
 		};
 	}

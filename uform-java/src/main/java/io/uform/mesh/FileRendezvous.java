@@ -1,0 +1,1001 @@
+package io.uform.mesh;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.uform.UformException;
+import io.uform.UformException.Status;
+import io.uform.mesh.MemberRecord.MemberDevice;
+
+/**
+ * The rendezvous of a mesh's processes through files in {@code <directory>/<job>/}, a directory every
+ * host sees (a local disk for processes of one host, NFS or another shared file system across hosts).
+ * {@link io.uform.Mesh#bootstrap} joins through it and {@link io.uform.Mesh#free()} leaves.
+ *
+ * <h2>Files</h2>
+ * Every file is {@link java.util.Properties} text, written whole to {@code .tmp-<incarnation>-<name>}
+ * and renamed onto its name with {@link StandardCopyOption#ATOMIC_MOVE}, so a reader sees a file
+ * complete or not at all. The <em>incarnation</em> is a random id of one bootstrap call: it tells two
+ * processes that claim one index apart, and a marker of this run from one of an earlier run.
+ * <table>
+ * <caption>Files of the job directory</caption>
+ * <tr><th>file</th><th>written by</th><th>says</th><th>removed</th></tr>
+ * <tr><td>{@code member-<i>.properties}</td><td>process {@code i}, first</td><td>its
+ *     {@link MemberRecord}: index, count, host, pid, devices, {@code gpusPerMultimemDomain}, protocol</td>
+ *     <td>by its writer when it leaves or fails</td></tr>
+ * <tr><td>{@code ready-<i>.properties}</td><td>process {@code i}, once it has read every member's
+ *     record and agrees with each</td><td>its index and incarnation</td><td>by its writer when it fails;
+ *     otherwise with the directory</td></tr>
+ * <tr><td>{@code left-<i>.properties}</td><td>process {@code i} in {@link #leave()}</td><td>its index,
+ *     incarnation and the count</td><td>with the directory</td></tr>
+ * <tr><td>{@code abort-<incarnation>.properties}</td><td>a process that gives up the bootstrap for
+ *     everyone</td><td>who, the status and the reason</td><td>with the directory</td></tr>
+ * </table>
+ *
+ * <h2>Join</h2>
+ * <ol>
+ * <li>Look once at what the directory holds before writing anything. A run that finished (a
+ *     {@code left-<i>} for every index of its count) is removed. Anything else an earlier run left is
+ *     reported and this process gives up, naming the index, host, pid and time of each file and the fix
+ *     (remove the job directory, or use a new job name): see <em>Stale records</em>. A live record of
+ *     this process's own index means two processes claim it: see <em>Failures</em>. {@code abort-*}
+ *     files found here are remembered and ignored: they belong to an earlier attempt.</li>
+ * <li>Write {@code member-<i>}.</li>
+ * <li>Poll every {@link #POLL_INTERVAL}: list the directory, read each member record not read yet and
+ *     check it agrees with this process (count, {@code gpusPerMultimemDomain}, protocol). Once every
+ *     index {@code 0..count-1} has a record, write {@code ready-<i>}; once every index has a
+ *     {@code ready-<j>} of the incarnation whose record was read, the join is complete.</li>
+ * </ol>
+ * The second barrier ({@code ready}) is what lets a fast process return and later {@link #leave()}
+ * without stranding a slow one: a process returns only after every process has read every record, so
+ * removing its record afterwards hides nothing from anyone. {@code ready} files stay until the
+ * directory goes, so a slow process still waiting for them finds them even after a fast one left.
+ *
+ * <h2>Failures: all or nothing</h2>
+ * Within the timeout every process joins or every process fails; a failing process removes its own
+ * {@code member} and {@code ready} files (only when they still carry its incarnation). A process that
+ * finds a disagreement, a second claim of its index, runs out of time or is interrupted also writes
+ * {@code abort-<incarnation>} with its status and message; every other process polling sees it and
+ * fails at once with that status, naming who gave up and why. So two processes claiming index
+ * {@code i} both fail naming both pids: the second sees the first's record and aborts; or, when both
+ * wrote at once and the second's rename replaced the first's record, the first sees a record that is
+ * not its own and aborts. Limit: a process whose deadline passes while every {@code ready} but one is
+ * there fails, while a peer that saw that last {@code ready} a moment before may have returned; no
+ * file protocol without a coordinator closes that window.
+ *
+ * <h2>Stale records</h2>
+ * A record found at the first look is left by an earlier run, for sure, when:
+ * <ul>
+ * <li>it comes from this host (same host name, boot id and pid namespace) and its pid is gone, or
+ *     names a process that started at another time (pid reused);</li>
+ * <li>it comes from a host of the same name whose boot id differs (the host rebooted since);</li>
+ * <li>its writer began its bootstrap more than the timeout (the longer of its and this process's)
+ *     before this process began: a live peer never waits longer than its timeout, so nobody can be
+ *     waiting for it; if its run completed, its processes are running without this one.</li>
+ * </ul>
+ * {@code ready-*} and {@code left-*} files found at the first look are always left by an earlier run:
+ * a peer of this run writes {@code ready} only after it has read this process's record. The rule
+ * across hosts compares wall clocks: with clocks apart by S, a live peer that began more than
+ * timeout - S before this one is reported as stale (the run fails with the fix, it never joins a wrong
+ * peer), and a record of a crashed process on another host that began less than timeout + S before is
+ * not recognised: the wait then times out naming its index as never ready, and that host's next
+ * process reports the record when it starts. Keep clocks in sync (NTP); skew far below the timeout
+ * is harmless.
+ *
+ * <h2>Leave</h2>
+ * {@link #leave()} writes {@code left-<i>}, removes {@code member-<i>}, and when every index has left
+ * (the last one out) renames the directory to {@code .<job>.removed-<incarnation>} beside it and
+ * deletes that. The rename comes first so that a new run of the same job that starts meanwhile writes
+ * into a fresh directory; one whose record was renamed away with the old directory writes it again.
+ *
+ * <h2>Shared file systems</h2>
+ * Nothing relies on inotify or locks: polling is bounded ({@link #POLL_INTERVAL}), names are claimed
+ * by rename, and every file is closed before it is renamed, which NFS's close-to-open consistency
+ * needs. NFS clients cache directory listings for {@code acdirmin}..{@code acdirmax} (30-60 s by
+ * default), so a new file may show late; mount the directory with {@code lookupcache=positive} or
+ * {@code actimeo=1}, or keep the timeout well above that.
+ */
+public final class FileRendezvous {
+
+	/** The protocol version; processes join only when they all speak the same one. */
+	public static final int PROTOCOL = 1;
+
+	/** How often a waiting process looks at the directory. */
+	public static final Duration POLL_INTERVAL = Duration.ofMillis(25);
+
+	/** How many indices or files one message lists before it says how many more. */
+	private static final int LISTED = 8;
+
+	private static final System.Logger LOG = System.getLogger("io.uform.mesh");
+
+	private static final Pattern MEMBER = Pattern.compile("member-(\\d{1,10})\\.properties");
+
+	private static final Pattern READY = Pattern.compile("ready-(\\d{1,10})\\.properties");
+
+	private static final Pattern LEFT = Pattern.compile("left-(\\d{1,10})\\.properties");
+
+	private static final Pattern ABORT = Pattern.compile("abort-([0-9a-f-]{1,64})\\.properties");
+
+	private final Path directory;
+
+	private final Path jobDirectory;
+
+	private final MemberRecord self;
+
+	private final List<MemberRecord> members;
+
+	private final AtomicBoolean left = new AtomicBoolean();
+
+	private FileRendezvous(Path directory, MemberRecord self, List<MemberRecord> members) {
+		this.directory = directory;
+		this.jobDirectory = directory.resolve(self.job());
+		this.self = self;
+		this.members = List.copyOf(members);
+	}
+
+	/**
+	 * This process's record, stamped now with a new incarnation.
+	 * @param job the job name, already checked
+	 * @param index this process's index
+	 * @param count the processes of the run
+	 * @param gpusPerMultimemDomain the value in force
+	 * @param derived whether it was derived from this host's GPU count
+	 * @param timeout how long to wait for the others
+	 * @param devices this process's GPUs
+	 * @return the record to {@link #join} with
+	 */
+	public static MemberRecord announce(String job, int index, int count, int gpusPerMultimemDomain, boolean derived,
+			Duration timeout, List<MemberDevice> devices) {
+		Instant now = Instant.now();
+		return new MemberRecord(PROTOCOL, job, index, count, gpusPerMultimemDomain, derived, UUID.randomUUID().toString(),
+				ThisProcess.HOST, ThisProcess.HOST_KEY, ThisProcess.PID, ThisProcess.STARTED, now, timeout, now, devices);
+	}
+
+	/**
+	 * This host's name, as member records and {@link io.uform.MeshDescription#peerHosts()} spell it.
+	 * @return the kernel's host name (no DNS lookup)
+	 */
+	public static String hostName() {
+		return ThisProcess.HOST;
+	}
+
+	/**
+	 * Joins the run: returns once every process of {@code self.count()} has joined and agrees.
+	 * @param directory the directory every host sees; it must exist
+	 * @param self this process's record, from {@link #announce}
+	 * @return the joined rendezvous, to {@link #leave()} later
+	 * @throws UformException {@link Status#TIMEOUT} naming the indices that never joined (or never got
+	 *         ready); {@link Status#INVALID_ARGUMENT} for a disagreement, a second claim of an index,
+	 *         files left by an earlier run, or a directory that cannot be written; another process's
+	 *         status when it gave up the bootstrap for everyone; {@link Status#INTERRUPTED} when
+	 *         interrupted (the interrupt flag is set again)
+	 */
+	public static FileRendezvous join(Path directory, MemberRecord self) {
+		Attempt attempt = new Attempt(directory, self);
+		try {
+			return new FileRendezvous(directory, self, attempt.run());
+		}
+		catch (InterruptedException ex) {
+			UformException failure = interrupted(self, ex);
+			attempt.giveUp(failure, true);
+			Thread.currentThread().interrupt();
+			throw failure;
+		}
+		catch (Failure failure) {
+			attempt.giveUp(failure.exception, failure.abortOthers);
+			throw failure.exception;
+		}
+	}
+
+	private static UformException interrupted(MemberRecord self, Exception cause) {
+		return new UformException(Status.INTERRUPTED, "Mesh bootstrap of job '" + self.job() + "' was interrupted while "
+				+ self.who() + " waited for its peers; every process gives up, and the interrupt flag is still set", cause);
+	}
+
+	/**
+	 * Every process's record, by index; this process's among them.
+	 * @return {@code count} records
+	 */
+	public List<MemberRecord> members() {
+		return this.members;
+	}
+
+	/**
+	 * This process's record.
+	 * @return the record it joined with
+	 */
+	public MemberRecord self() {
+		return this.self;
+	}
+
+	/**
+	 * The job's directory, {@code <directory>/<job>}.
+	 * @return the path
+	 */
+	public Path jobDirectory() {
+		return this.jobDirectory;
+	}
+
+	/**
+	 * Leaves: writes {@code left-<i>}, removes this process's record, and removes the job directory
+	 * when every process has left. A second call does nothing. It never throws: a file it cannot write
+	 * or remove is logged (WARNING, {@code io.uform.mesh}); the worst it leaves is a directory the next
+	 * run of the same job reports.
+	 */
+	public void leave() {
+		if (!this.left.compareAndSet(false, true)) {
+			return;
+		}
+		JobFiles files = new JobFiles(this.jobDirectory, this.self.incarnation());
+		try {
+			files.write("left-" + this.self.index() + ".properties", marker("left", this.self, null, null), false);
+			files.deleteIfOwned("member-" + this.self.index() + ".properties");
+			Set<String> names = files.list();
+			for (MemberRecord member : this.members) {
+				String name = "left-" + member.index() + ".properties";
+				if (!names.contains(name)) {
+					return;
+				}
+				Marker mark = files.readMarker(name);
+				if (mark == null || !mark.incarnation().equals(member.incarnation())) {
+					return;
+				}
+			}
+			// The last one out (or one of several that left at once: the rename lets one win).
+			removeDirectory(this.directory, this.self.job(), this.self.incarnation());
+		}
+		catch (IOException | RuntimeException ex) {
+			LOG.log(Level.WARNING, "Leaving mesh job '" + this.self.job() + "' in " + this.directory + " as "
+					+ this.self.who() + " left files behind: " + ex
+					+ "; the next run of this job will report them: remove " + this.jobDirectory + " or use a new job name");
+		}
+	}
+
+	/**
+	 * Checks a job name: it must name one directory inside the mesh directory, never a path out of it.
+	 * @param job the name
+	 * @return why it cannot be used, or {@code null} when it can
+	 */
+	public static String jobNameProblem(String job) {
+		if (job.isEmpty()) {
+			return "is empty";
+		}
+		if (job.equals(".") || job.equals("..")) {
+			return "names the directory itself or its parent";
+		}
+		if (job.indexOf('/') >= 0 || job.indexOf('\\') >= 0) {
+			return "contains a path separator ('/' or '\\')";
+		}
+		for (int i = 0; i < job.length(); i++) {
+			char c = job.charAt(i);
+			if (Character.isISOControl(c)) {
+				return "contains control character U+" + String.format("%04X", (int) c);
+			}
+		}
+		int bytes = job.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+		if (bytes > 200) {
+			return "is " + bytes + " bytes of UTF-8, more than 200 (file names hold at most 255)";
+		}
+		return null;
+	}
+
+	/** A failure of the join, with whether the others should hear of it through an abort file. */
+	private static final class Failure extends Exception {
+
+		private static final long serialVersionUID = 1L;
+
+		final transient UformException exception;
+
+		final boolean abortOthers;
+
+		Failure(UformException exception, boolean abortOthers) {
+			super(exception.getMessage(), null, false, false);
+			this.exception = exception;
+			this.abortOthers = abortOthers;
+		}
+	}
+
+	/**
+	 * A {@code ready}, {@code left} or {@code abort} file.
+	 * @param index its writer's index
+	 * @param incarnation its writer's incarnation
+	 * @param host its writer's host
+	 * @param pid its writer's pid
+	 * @param written when it was written
+	 * @param count its writer's count
+	 * @param status an abort's status, else {@code null}
+	 * @param reason an abort's message, else {@code null}
+	 */
+	private record Marker(int index, String incarnation, String host, long pid, Instant written, int count,
+			String status, String reason) {
+
+		String who() {
+			return "index " + this.index + " (host " + this.host + ", pid " + this.pid + ")";
+		}
+	}
+
+	private static byte[] marker(String kind, MemberRecord writer, Status status, String reason) {
+		Properties properties = new Properties();
+		properties.setProperty("uform.mesh.protocol", Integer.toString(PROTOCOL));
+		properties.setProperty("marker.kind", kind);
+		properties.setProperty("marker.index", Integer.toString(writer.index()));
+		properties.setProperty("marker.count", Integer.toString(writer.count()));
+		properties.setProperty("marker.incarnation", writer.incarnation());
+		properties.setProperty("marker.host", writer.host());
+		properties.setProperty("marker.pid", Long.toString(writer.pid()));
+		properties.setProperty("marker.written", Instant.now().toString());
+		if (status != null) {
+			properties.setProperty("marker.status", status.name());
+			properties.setProperty("marker.reason", reason);
+		}
+		return MemberRecord.store(properties, "uform mesh " + kind + " marker (see io.uform.mesh.FileRendezvous)");
+	}
+
+	private static Marker parseMarker(byte[] bytes) {
+		Properties properties = MemberRecord.load(bytes);
+		return new Marker(MemberRecord.integer(properties, "marker.index"), MemberRecord.text(properties, "marker.incarnation"),
+				MemberRecord.text(properties, "marker.host"), MemberRecord.number(properties, "marker.pid"),
+				MemberRecord.instant(properties, "marker.written"), MemberRecord.integer(properties, "marker.count"),
+				properties.getProperty("marker.status"), properties.getProperty("marker.reason"));
+	}
+
+	/**
+	 * Moves a job directory aside, then deletes it. Losing the race to another process that removes
+	 * it too is fine.
+	 */
+	private static void removeDirectory(Path directory, String job, String incarnation) throws IOException {
+		Path grave = directory.resolve("." + job + ".removed-" + incarnation);
+		try {
+			Files.move(directory.resolve(job), grave, StandardCopyOption.ATOMIC_MOVE);
+		}
+		catch (NoSuchFileException ex) {
+			return;
+		}
+		catch (AtomicMoveNotSupportedException ex) {
+			// A file system that cannot rename a directory atomically: delete in place instead.
+			grave = directory.resolve(job);
+		}
+		try (DirectoryStream<Path> files = Files.newDirectoryStream(grave)) {
+			for (Path file : files) {
+				Files.deleteIfExists(file);
+			}
+		}
+		catch (NoSuchFileException ex) {
+			return;
+		}
+		Files.deleteIfExists(grave);
+	}
+
+	private static String since(Instant when) {
+		return when.toString();
+	}
+
+	/** A duration as messages spell it: {@code 3 s}, {@code 0.5 s}, {@code 2 min}. */
+	static String spell(Duration duration) {
+		long millis = duration.toMillis();
+		if (millis % 60_000 == 0 && millis >= 60_000) {
+			return (millis / 60_000) + " min";
+		}
+		if (millis % 1000 == 0) {
+			return (millis / 1000) + " s";
+		}
+		return (millis / 1000.0) + " s";
+	}
+
+	private static String listed(List<String> items) {
+		if (items.size() <= LISTED) {
+			return String.join(", ", items);
+		}
+		return String.join(", ", items.subList(0, LISTED)) + " and " + (items.size() - LISTED) + " more";
+	}
+
+	/**
+	 * Why a record found at the first look is stale (see the class comment), or {@code null} when its
+	 * writer may be a live peer.
+	 * @param record the record
+	 * @param self this process's record
+	 * @return the reason, or {@code null}
+	 */
+	static String staleness(MemberRecord record, MemberRecord self) {
+		if (record.host().equals(self.host()) && !record.hostKey().isEmpty() && !self.hostKey().isEmpty()) {
+			if (record.hostKey().equals(self.hostKey())) {
+				String gone = ThisProcess.notRunning(record.pid(), record.processStarted()).orElse(null);
+				if (gone != null) {
+					return gone;
+				}
+			}
+			else if (!ThisProcess.bootId(record.hostKey()).equals(ThisProcess.bootId(self.hostKey()))) {
+				return "host " + record.host() + " has rebooted since (its boot id changed)";
+			}
+		}
+		Duration wait = (record.timeout().compareTo(self.timeout()) > 0) ? record.timeout() : self.timeout();
+		if (record.bootstrapStarted().plus(wait).isBefore(self.bootstrapStarted())) {
+			return "it began its bootstrap at " + record.bootstrapStarted() + ", more than the timeout (" + spell(wait)
+					+ ") before this process began (" + self.bootstrapStarted() + "), so no process can still be waiting "
+					+ "for it (if its run completed, that run is going on without this process)";
+		}
+		return null;
+	}
+
+	/** The job directory's files, as one process writes and reads them. */
+	private static final class JobFiles {
+
+		private final Path directory;
+
+		private final String incarnation;
+
+		JobFiles(Path directory, String incarnation) {
+			this.directory = directory;
+			this.incarnation = incarnation;
+		}
+
+		Set<String> list() throws IOException {
+			Set<String> names = new HashSet<>();
+			try (DirectoryStream<Path> files = Files.newDirectoryStream(this.directory)) {
+				for (Path file : files) {
+					names.add(file.getFileName().toString());
+				}
+			}
+			catch (NoSuchFileException ex) {
+				// Removed under us (the last one out of an earlier run): empty, and written again.
+			}
+			return names;
+		}
+
+		/**
+		 * Writes a whole file and renames it into place, so nobody ever reads half of it.
+		 * @param create whether to make the job directory when it is gone; never when leaving, which
+		 *        must not bring back a directory the last one out (or a person) removed
+		 */
+		void write(String name, byte[] bytes, boolean create) throws IOException {
+			if (create) {
+				Files.createDirectories(this.directory);
+			}
+			Path temp = this.directory.resolve(".tmp-" + this.incarnation + "-" + name);
+			Files.write(temp, bytes);
+			try {
+				Files.move(temp, this.directory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+			}
+			catch (IOException ex) {
+				Files.deleteIfExists(temp);
+				throw ex;
+			}
+		}
+
+		/** A file's bytes, or {@code null} when it is not there. */
+		byte[] read(String name) throws IOException {
+			try {
+				return Files.readAllBytes(this.directory.resolve(name));
+			}
+			catch (NoSuchFileException ex) {
+				return null;
+			}
+		}
+
+		MemberRecord readRecord(String name) throws IOException {
+			byte[] bytes = read(name);
+			return (bytes == null) ? null : MemberRecord.parse(bytes);
+		}
+
+		Marker readMarker(String name) throws IOException {
+			byte[] bytes = read(name);
+			return (bytes == null) ? null : parseMarker(bytes);
+		}
+
+		/** The incarnation a record or marker names, or {@code null} when it is gone or unreadable. */
+		String owner(String name) {
+			try {
+				byte[] bytes = read(name);
+				if (bytes == null) {
+					return null;
+				}
+				Properties properties = MemberRecord.load(bytes);
+				String owner = properties.getProperty("member.incarnation");
+				return (owner != null) ? owner : properties.getProperty("marker.incarnation");
+			}
+			catch (IOException | IllegalArgumentException ex) {
+				return null;
+			}
+		}
+
+		/**
+		 * Removes a file only while it carries this process's incarnation, so that a failing process never
+		 * removes a record another process of the same index wrote over its own.
+		 */
+		void deleteIfOwned(String name) throws IOException {
+			if (this.incarnation.equals(owner(name))) {
+				Files.deleteIfExists(this.directory.resolve(name));
+			}
+		}
+	}
+
+	/**
+	 * One bootstrap call's join. Confined to the calling thread; what it shares with other processes
+	 * goes through the files only.
+	 */
+	private static final class Attempt {
+
+		private final Path directory;
+
+		private final MemberRecord self;
+
+		private final JobFiles files;
+
+		private final long deadline;
+
+		/** Records read so far, by index; this process's own among them. */
+		private final Map<Integer, MemberRecord> seen = new TreeMap<>();
+
+		/** Indices whose {@code ready} file, of the incarnation in {@link #seen}, was read. */
+		private final Set<Integer> ready = new TreeSet<>();
+
+		/** Abort files present before this process wrote anything: an earlier attempt's. */
+		private final Set<String> abortsBefore = new HashSet<>();
+
+		/** The latest of {@link #abortsBefore}, for a timeout message. */
+		private Marker latestAbortBefore;
+
+		/** A record or marker that could not be read, and why, for a timeout message. */
+		private final Map<String, String> unreadable = new HashMap<>();
+
+		private IOException listingFailure;
+
+		private boolean recordWritten;
+
+		private boolean readyWritten;
+
+		Attempt(Path directory, MemberRecord self) {
+			this.directory = directory;
+			this.self = self;
+			this.files = new JobFiles(directory.resolve(self.job()), self.incarnation());
+			long now = System.nanoTime();
+			long nanos;
+			try {
+				nanos = self.timeout().toNanos();
+			}
+			catch (ArithmeticException ex) {
+				nanos = Long.MAX_VALUE / 2;
+			}
+			this.deadline = now + Math.min(nanos, Long.MAX_VALUE / 2);
+			this.seen.put(self.index(), self);
+		}
+
+		private String job() {
+			return this.self.job();
+		}
+
+		private String member(int index) {
+			return "member-" + index + ".properties";
+		}
+
+		List<MemberRecord> run() throws Failure, InterruptedException {
+			Set<String> first = firstLook();
+			checkLeftovers(first);
+			write(member(this.self.index()), this.self.toBytes());
+			this.recordWritten = true;
+			while (true) {
+				Set<String> names = null;
+				try {
+					names = this.files.list();
+					this.listingFailure = null;
+				}
+				catch (IOException ex) {
+					// NFS hiccups pass; one that lasts shows in the timeout message.
+					this.listingFailure = ex;
+				}
+				if (names != null) {
+					checkAborts(names);
+					checkOwnRecord(names);
+					readMembers(names);
+					if (!this.readyWritten && this.seen.size() == this.self.count()) {
+						write("ready-" + this.self.index() + ".properties", marker("ready", this.self, null, null));
+						this.readyWritten = true;
+					}
+					if (this.readyWritten && allReady(names)) {
+						return List.copyOf(this.seen.values());
+					}
+				}
+				if (System.nanoTime() - this.deadline >= 0) {
+					throw new Failure(timeout(), true);
+				}
+				Thread.sleep(POLL_INTERVAL.toMillis());
+			}
+		}
+
+		/** Lists the directory before writing anything; removes a run that finished. */
+		private Set<String> firstLook() throws Failure {
+			try {
+				Files.createDirectories(this.files.directory);
+				Set<String> names = this.files.list();
+				if (finishedRun(names)) {
+					removeDirectory(this.directory, job(), this.self.incarnation());
+					Files.createDirectories(this.files.directory);
+					names = this.files.list();
+				}
+				return names;
+			}
+			catch (IOException ex) {
+				throw new Failure(cannotUse(ex), false);
+			}
+		}
+
+		private UformException cannotUse(IOException ex) {
+			return new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': cannot use "
+					+ this.files.directory + ": " + ex + ". Make " + this.directory + " writable by this user on every "
+					+ "host (and mounted, where it is a shared file system)", ex);
+		}
+
+		/** Whether every index of an earlier run's count left: its last one out has not removed it yet. */
+		private boolean finishedRun(Set<String> names) throws IOException {
+			Marker any = null;
+			for (String name : names) {
+				if (LEFT.matcher(name).matches()) {
+					any = readMarkerOrNull(name);
+					break;
+				}
+			}
+			if (any == null || any.count() < 1) {
+				return false;
+			}
+			for (int index = 0; index < any.count(); index++) {
+				Marker mark = readMarkerOrNull("left-" + index + ".properties");
+				if (mark == null) {
+					return false;
+				}
+				// A member record still there must be the one that left (it is being removed).
+				String owner = this.files.owner(member(index));
+				if (owner != null && !owner.equals(mark.incarnation())) {
+					return false;
+				}
+			}
+			for (String name : names) {
+				Matcher matcher = MEMBER.matcher(name);
+				if (matcher.matches() && parseIndex(matcher) >= any.count()) {
+					return false;
+				}
+			}
+			return true;
+		}
+
+		private Marker readMarkerOrNull(String name) throws IOException {
+			try {
+				return this.files.readMarker(name);
+			}
+			catch (IllegalArgumentException ex) {
+				return null;
+			}
+		}
+
+		private static int parseIndex(Matcher matcher) {
+			try {
+				return Integer.parseInt(matcher.group(1));
+			}
+			catch (NumberFormatException ex) {
+				return Integer.MAX_VALUE;
+			}
+		}
+
+		/** Reports what an earlier run left; gives up on a live second claim of this index. */
+		private void checkLeftovers(Set<String> names) throws Failure {
+			List<String> leftovers = new ArrayList<>();
+			MemberRecord rival = null;
+			for (String name : new TreeSet<>(names)) {
+				Matcher member = MEMBER.matcher(name);
+				Matcher marker = READY.matcher(name);
+				if (!marker.matches()) {
+					marker = LEFT.matcher(name);
+				}
+				Matcher abort = ABORT.matcher(name);
+				try {
+					if (member.matches()) {
+						MemberRecord record = this.files.readRecord(name);
+						if (record == null) {
+							continue;
+						}
+						String stale = staleness(record, this.self);
+						if (stale != null) {
+							leftovers.add(name + " of " + record.who() + ", written " + since(record.written()) + ": " + stale);
+						}
+						else if (record.index() == this.self.index()) {
+							rival = record;
+						}
+					}
+					else if (marker.matches()) {
+						Marker mark = this.files.readMarker(name);
+						if (mark != null) {
+							leftovers.add(name + " of " + mark.who() + ", written " + since(mark.written()) + ": only a run "
+									+ "whose processes all joined leaves one");
+						}
+					}
+					else if (abort.matches()) {
+						this.abortsBefore.add(name);
+						Marker mark = this.files.readMarker(name);
+						if (mark != null && (this.latestAbortBefore == null
+								|| mark.written().isAfter(this.latestAbortBefore.written()))) {
+							this.latestAbortBefore = mark;
+						}
+					}
+				}
+				catch (IllegalArgumentException ex) {
+					if (!abort.matches()) {
+						leftovers.add(name + " cannot be read (" + ex.getMessage() + "; written by another uform version?)");
+					}
+				}
+				catch (IOException ex) {
+					throw new Failure(cannotUse(ex), false);
+				}
+			}
+			if (!leftovers.isEmpty()) {
+				throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "' in "
+						+ this.directory + " holds files left by an earlier run of the job: " + listed(leftovers)
+						+ ". A new run cannot join them: remove " + this.files.directory + " (once no process of the "
+						+ "earlier run is running), or use a new job name"), false);
+			}
+			if (rival != null) {
+				throw new Failure(duplicate(rival, this.self), true);
+			}
+		}
+
+		/** Two claims of one index; {@code first} was there first. */
+		private UformException duplicate(MemberRecord first, MemberRecord second) {
+			String sameHost = "";
+			if (first.host().equals(second.host()) && !first.hostKey().equals(second.hostKey())) {
+				sameHost = " (both on host " + first.host() + ": if pid " + first.pid() + " was an earlier incarnation of "
+						+ "this process, such as a restarted container, its record is left by a crash: remove "
+						+ this.files.directory + " or use a new job name)";
+			}
+			return new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': index " + first.index()
+					+ " is claimed by two processes, host " + first.host() + " pid " + first.pid() + " (bootstrap began "
+					+ first.bootstrapStarted() + ") and host " + second.host() + " pid " + second.pid() + " (began "
+					+ second.bootstrapStarted() + "). Give each process its own "
+					+ "hostDomainIndex in [0, " + this.self.count() + ") (in Kubernetes, from JOB_COMPLETION_INDEX)"
+					+ sameHost + ". Both give up");
+		}
+
+		private void checkAborts(Set<String> names) throws Failure {
+			for (String name : names) {
+				if (!ABORT.matcher(name).matches() || this.abortsBefore.contains(name)
+						|| name.equals("abort-" + this.self.incarnation() + ".properties")) {
+					continue;
+				}
+				Marker mark;
+				try {
+					mark = this.files.readMarker(name);
+				}
+				catch (IOException | IllegalArgumentException ex) {
+					continue;
+				}
+				if (mark == null) {
+					continue;
+				}
+				Status status;
+				try {
+					status = Status.valueOf(mark.status());
+				}
+				catch (IllegalArgumentException | NullPointerException ex) {
+					status = Status.INVALID_ARGUMENT;
+				}
+				throw new Failure(new UformException(status, "Mesh bootstrap of job '" + job() + "' failed: "
+						+ mark.who() + " gave up for every process, so " + this.self.who() + " gave up too and removed "
+						+ "its record. Its reason: " + mark.reason()), false);
+			}
+		}
+
+		/** Writes this process's record again when it vanished; gives up when another process's replaced it. */
+		private void checkOwnRecord(Set<String> names) throws Failure {
+			String name = member(this.self.index());
+			if (!names.contains(name)) {
+				write(name, this.self.writtenAt(Instant.now()).toBytes());
+				return;
+			}
+			MemberRecord record;
+			try {
+				record = this.files.readRecord(name);
+			}
+			catch (IOException | IllegalArgumentException ex) {
+				return;
+			}
+			if (record != null && !record.incarnation().equals(this.self.incarnation())) {
+				throw new Failure(duplicate(this.self, record), true);
+			}
+		}
+
+		private void readMembers(Set<String> names) throws Failure {
+			for (String name : names) {
+				Matcher matcher = MEMBER.matcher(name);
+				if (!matcher.matches()) {
+					continue;
+				}
+				int index = parseIndex(matcher);
+				if (index == this.self.index() || this.seen.containsKey(index)) {
+					continue;
+				}
+				MemberRecord record;
+				try {
+					byte[] bytes = this.files.read(name);
+					if (bytes == null) {
+						continue;
+					}
+					String protocol = MemberRecord.load(bytes).getProperty("uform.mesh.protocol");
+					if (protocol != null && !protocol.trim().equals(Integer.toString(PROTOCOL))) {
+						throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': processes "
+								+ "disagree on the mesh protocol: " + name + " speaks protocol " + protocol.trim() + ", "
+								+ this.self.who() + " speaks " + PROTOCOL + "; run one uform version on every host"), true);
+					}
+					record = MemberRecord.parse(bytes);
+					this.unreadable.remove(name);
+				}
+				catch (IOException | IllegalArgumentException ex) {
+					this.unreadable.put(name, ex.getMessage());
+					continue;
+				}
+				if (record.index() != index) {
+					this.unreadable.put(name, "it says index " + record.index());
+					continue;
+				}
+				checkAgreement(record);
+				this.seen.put(index, record);
+			}
+		}
+
+		private void checkAgreement(MemberRecord other) throws Failure {
+			List<String> differences = new ArrayList<>();
+			MemberRecord me = this.self;
+			if (other.count() != me.count()) {
+				differences.add("hostDomainCount: " + other.who() + " has " + other.count() + ", " + me.who() + " has "
+						+ me.count());
+			}
+			if (other.gpusPerMultimemDomain() != me.gpusPerMultimemDomain()) {
+				differences.add("gpusPerMultimemDomain: " + other.who() + " has " + gpus(other) + ", " + me.who()
+						+ " has " + gpus(me));
+			}
+			if (!differences.isEmpty()) {
+				throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': processes "
+						+ "disagree on " + String.join("; and on ", differences) + ". Start every process of the run with "
+						+ "the same hostDomainCount and gpusPerMultimemDomain (set gpusPerMultimemDomain where hosts have "
+						+ "different GPU counts)"), true);
+			}
+		}
+
+		private static String gpus(MemberRecord record) {
+			return record.gpusPerMultimemDomain() + (record.gpusDerived() ? " (derived from its "
+					+ record.devices().size() + " GPU(s))" : "");
+		}
+
+		private boolean allReady(Set<String> names) {
+			for (MemberRecord member : this.seen.values()) {
+				int index = member.index();
+				if (this.ready.contains(index)) {
+					continue;
+				}
+				String name = "ready-" + index + ".properties";
+				if (!names.contains(name)) {
+					return false;
+				}
+				try {
+					Marker mark = this.files.readMarker(name);
+					// A ready of another incarnation is a rival's, whose abort comes next.
+					if (mark == null || !mark.incarnation().equals(member.incarnation())) {
+						return false;
+					}
+				}
+				catch (IOException | IllegalArgumentException ex) {
+					this.unreadable.put(name, ex.getMessage());
+					return false;
+				}
+				this.ready.add(index);
+			}
+			return true;
+		}
+
+		private UformException timeout() {
+			List<String> missing = new ArrayList<>();
+			List<String> joined = new ArrayList<>();
+			List<String> unready = new ArrayList<>();
+			for (int index = 0; index < this.self.count(); index++) {
+				MemberRecord record = this.seen.get(index);
+				if (record == null) {
+					missing.add(Integer.toString(index));
+				}
+				else {
+					joined.add(index + " (host " + record.host() + ", pid " + record.pid() + ")");
+					if (!this.ready.contains(index) && index != this.self.index()) {
+						unready.add(record.who());
+					}
+				}
+				if (missing.size() > LISTED && joined.size() > LISTED) {
+					break;
+				}
+			}
+			String what;
+			if (!missing.isEmpty()) {
+				what = "index " + listed(missing) + " never joined (joined: " + listed(joined) + "). Start the missing "
+						+ "process(es) with the same directory and job, check that every host sees " + this.directory
+						+ " (on NFS, mount it with lookupcache=positive so new files show at once), or allow a longer "
+						+ "timeout";
+			}
+			else {
+				what = "every index joined, but " + listed(unready) + " never confirmed it had read every record (its "
+						+ "ready file is missing: it may have died or failed). Check those processes' output, or allow a "
+						+ "longer timeout";
+			}
+			StringBuilder message = new StringBuilder("Mesh bootstrap of job '" + job() + "' timed out after "
+					+ spell(this.self.timeout()) + ": " + what + "; " + this.self.who() + " removed its record");
+			if (!this.unreadable.isEmpty()) {
+				message.append(". Unreadable: ").append(this.unreadable);
+			}
+			if (this.listingFailure != null) {
+				message.append(". Listing ").append(this.files.directory).append(" failed: ").append(this.listingFailure);
+			}
+			if (this.latestAbortBefore != null) {
+				message.append(". Before this process started, ").append(this.latestAbortBefore.who()).append(" gave up at ")
+					.append(this.latestAbortBefore.written()).append(": ").append(this.latestAbortBefore.reason());
+			}
+			return new UformException(Status.TIMEOUT, message.toString());
+		}
+
+		private void write(String name, byte[] bytes) throws Failure {
+			try {
+				this.files.write(name, bytes, true);
+			}
+			catch (ClosedByInterruptException ex) {
+				// An interrupt during the write closes the channel; the flag stays set.
+				throw new Failure(interrupted(this.self, ex), true);
+			}
+			catch (IOException ex) {
+				throw new Failure(cannotUse(ex), true);
+			}
+		}
+
+		/**
+		 * Tells the others (when asked) and removes this process's files. Best effort: the failure being
+		 * reported matters more than a file that could not be written or removed.
+		 */
+		void giveUp(UformException failure, boolean abortOthers) {
+			if (abortOthers) {
+				// Also when nothing was written yet: a process that found its index claimed must tell the
+				// first claimer, who otherwise never learns of the second.
+				try {
+					this.files.write("abort-" + this.self.incarnation() + ".properties",
+							marker("abort", this.self, failure.status(), failure.getMessage()), true);
+				}
+				catch (IOException ex) {
+					failure.addSuppressed(ex);
+				}
+			}
+			try {
+				if (this.readyWritten) {
+					this.files.deleteIfOwned("ready-" + this.self.index() + ".properties");
+				}
+				if (this.recordWritten) {
+					this.files.deleteIfOwned(member(this.self.index()));
+				}
+			}
+			catch (IOException ex) {
+				failure.addSuppressed(ex);
+			}
+		}
+	}
+}

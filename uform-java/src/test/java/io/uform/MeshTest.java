@@ -1,0 +1,435 @@
+package io.uform;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
+import java.util.stream.Stream;
+
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.uform.UformException.Status;
+import io.uform.gpu.SimulatedRuntime;
+import io.uform.mesh.FileRendezvous;
+import io.uform.mesh.MemberRecord;
+import io.uform.mesh.MemberRecord.MemberDevice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The mesh within one JVM: every invalid option, the executor checks, a run with no peers, the
+ * lifecycle (free, describe after free, the executor refused under a live mesh), and rendezvous
+ * cases where threads standing in for processes are enough: disagreements, a new job after a free,
+ * leftovers an earlier run left, the multimem tier. {@link MeshProcessesTest} runs the main
+ * scenarios with real processes.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MeshTest {
+
+	@TempDir
+	Path directory;
+
+	private SimulatedRuntime runtime;
+
+	private final List<Executor> executors = new ArrayList<>();
+
+	private final List<Mesh> meshes = new ArrayList<>();
+
+	@BeforeEach
+	void simulateDevices() {
+		this.runtime = new SimulatedRuntime(2, 16L << 20);
+	}
+
+	@AfterEach
+	void freeEverything() {
+		this.meshes.forEach(Mesh::free);
+		this.executors.forEach(Executor::free);
+	}
+
+	private Executor vram(Integer... devices) {
+		Executor executor = Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(devices)),
+				this.runtime.devices(), (device, ordinal) -> this.runtime);
+		this.executors.add(executor);
+		return executor;
+	}
+
+	private Mesh keep(Mesh mesh) {
+		this.meshes.add(mesh);
+		return mesh;
+	}
+
+	private MeshOptions options(int index, int count, String job) {
+		return new MeshOptions(index, count, null, this.directory, job, Duration.ofSeconds(10));
+	}
+
+	// Options
+
+	@Test
+	void everyInvalidOptionIsRejectedNamingTheFieldTheValueAndTheFix() {
+		Executor executor = vram(0);
+		Path dir = this.directory;
+		Duration t = Duration.ofSeconds(5);
+		assertInvalid(executor, new MeshOptions(null, 0, null, dir, "j", t), "hostDomainCount = 0", "at least 1");
+		assertInvalid(executor, new MeshOptions(null, -3, null, dir, "j", t), "hostDomainCount = -3", "at least 1");
+		assertInvalid(executor, new MeshOptions(4, 4, null, dir, "j", t), "hostDomainIndex = 4", "[0, 4)");
+		assertInvalid(executor, new MeshOptions(-1, 4, null, dir, "j", t), "hostDomainIndex = -1", "JOB_COMPLETION_INDEX");
+		assertInvalid(executor, new MeshOptions(1, null, null, null, null, null), "hostDomainIndex = 1",
+				"set hostDomainCount");
+		assertInvalid(executor, new MeshOptions(0, 2, 0, dir, "j", t), "gpusPerMultimemDomain = 0", "at least 1");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "j", Duration.ZERO), "timeout = PT0S", "positive");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "j", Duration.ofSeconds(-1)), "timeout = PT-1S",
+				"DEFAULT_TIMEOUT");
+		assertInvalid(executor, new MeshOptions(0, 2, null, null, "j", t), "directory = null", "every host sees");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, null, t), "job = null", "unique to the run");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir.resolve("absent"), "j", t),
+				"directory = " + dir.resolve("absent"), "does not exist");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "..", t), "job = ..", "parent");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, ".", t), "job = .", "directory itself");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "", t), "job = ", "is empty");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "../escape", t), "job = ../escape", "path separator");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "a/b", t), "job = a/b", "path separator");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "a\\b", t), "job = a\\b", "path separator");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run\n42", t), "job = run", "U+000A");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "é".repeat(101), t), "job = ", "202 bytes");
+		// A job name is checked even without peers, so a typo shows before the run grows.
+		assertInvalid(executor, new MeshOptions(null, null, null, null, "a/b", null), "job = a/b", "path separator");
+		// Nothing was written for any of them.
+		assertThat(names(this.directory)).isEmpty();
+	}
+
+	@Test
+	void aJobNameOfTwoHundredBytesIsAccepted() {
+		Executor executor = vram(0);
+		Mesh mesh = keep(Mesh.bootstrap(executor, new MeshOptions(null, null, null, null, "x".repeat(200), null)));
+		assertThat(mesh.describe().job()).hasSize(200);
+	}
+
+	@Test
+	void aRamExecutorIsRefusedAndAFreedOneReportsFreed() {
+		try (Executor ram = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
+			assertThatThrownBy(() -> Mesh.bootstrap(ram)).isInstanceOf(UformException.class)
+				.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+				.hasMessageContaining("'" + ram.name() + "' is a RAM executor")
+				.hasMessageContaining("Executor.forVram()");
+		}
+		Executor freed = vram(0);
+		freed.free();
+		assertThatThrownBy(() -> Mesh.bootstrap(freed)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.FREED))
+			.hasMessageContaining(freed.name());
+	}
+
+	// A run with no peers
+
+	@Test
+	void aMeshOfOneProcessReturnsAtOnceWithoutTouchingTheDirectory() {
+		Executor executor = vram(0, 1);
+		Path nowhere = this.directory.resolve("not-there");
+		long start = System.nanoTime();
+		Mesh mesh = keep(Mesh.bootstrap(executor, new MeshOptions(null, null, null, nowhere, "solo", null)));
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+		MeshDescription shape = mesh.describe();
+		assertThat(shape.hostDomainIndex()).isZero();
+		assertThat(shape.hostDomainCount()).isEqualTo(1);
+		assertThat(shape.gpusPerHost()).isEqualTo(2);
+		assertThat(shape.gpusPerMultimemDomain()).isEqualTo(2);
+		assertThat(shape.multimemDomains()).isEqualTo(1);
+		assertThat(shape.multimemTier()).isEqualTo(MultimemTier.PEER_READ);
+		assertThat(shape.job()).isEqualTo("solo");
+		assertThat(shape.devices()).isEqualTo(executor.devices());
+		assertThat(shape.peerHosts()).containsExactly(FileRendezvous.hostName());
+		assertThat(nowhere).doesNotExist();
+		// The defaults, and an explicit count of 1, are runs with no peers too.
+		Mesh defaults = keep(Mesh.bootstrap(vram(1)));
+		assertThat(defaults.describe().hostDomainCount()).isEqualTo(1);
+		assertThat(defaults.describe().job()).isNull();
+		Mesh one = keep(Mesh.bootstrap(vram(0), new MeshOptions(0, 1, 1, null, null, null)));
+		assertThat(one.describe().multimemDomains()).isEqualTo(1);
+		assertThat(names(this.directory)).isEmpty();
+	}
+
+	// Lifecycle
+
+	@Test
+	void theExecutorIsRefusedWhileAMeshBorrowsItAndDescribeAfterFreeReportsFreed() {
+		Executor executor = vram(0);
+		Mesh mesh = Mesh.bootstrap(executor, new MeshOptions(null, null, null, null, "borrowed", null));
+		assertThatThrownBy(executor::free).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+			.hasMessageContaining("Executor '" + executor.name() + "' is borrowed by a live mesh (job 'borrowed')")
+			.hasMessageContaining("free the mesh first");
+		assertThatThrownBy(() -> executor.free(Duration.ofSeconds(1))).isInstanceOf(UformException.class)
+			.hasMessageContaining("borrowed by a live mesh");
+		// Still running: the refusal freed nothing.
+		assertThat(executor.statistics().state()).isEqualTo(Executor.State.RUNNING);
+		mesh.free();
+		mesh.free();
+		assertThatThrownBy(mesh::describe).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.FREED))
+			.hasMessageContaining("was freed");
+		executor.free();
+		assertThat(executor.statistics().state()).isEqualTo(Executor.State.FREED);
+	}
+
+	@Test
+	void freeFromTwoThreadsAtOnceLeavesOnce() throws Exception {
+		List<Mesh> pair = join(List.of(options(0, 2, "twice-freed"), options(1, 2, "twice-freed")));
+		Mesh mesh = pair.get(0);
+		CountDownLatch go = new CountDownLatch(1);
+		List<Thread> frees = new ArrayList<>();
+		for (int t = 0; t < 2; t++) {
+			Thread thread = new Thread(() -> {
+				await(go);
+				mesh.free();
+			});
+			thread.start();
+			frees.add(thread);
+		}
+		go.countDown();
+		for (Thread thread : frees) {
+			thread.join(10_000);
+			assertThat(thread.isAlive()).isFalse();
+		}
+		assertThat(names(this.directory.resolve("twice-freed"))).contains("left-0.properties")
+			.doesNotContain("member-0.properties");
+		pair.get(1).free();
+		assertThat(this.directory.resolve("twice-freed")).doesNotExist();
+	}
+
+	// Rendezvous
+
+	@Test
+	void processesThatJoinAgreeAndAfterFreeANewJobInTheSameDirectoryWorks() throws Exception {
+		List<Mesh> first = join(List.of(options(0, 2, "first"), options(1, 2, "first")));
+		assertThat(first.get(0).describe().hostDomainIndex()).isZero();
+		assertThat(first.get(1).describe().hostDomainIndex()).isEqualTo(1);
+		for (Mesh mesh : first) {
+			assertThat(mesh.describe().hostDomainCount()).isEqualTo(2);
+			assertThat(mesh.describe().multimemDomains()).isEqualTo(2);
+			assertThat(mesh.describe().peerHosts()).containsExactly(FileRendezvous.hostName(), FileRendezvous.hostName());
+		}
+		first.forEach(Mesh::free);
+		assertThat(this.directory.resolve("first")).doesNotExist();
+		List<Mesh> second = join(List.of(options(0, 2, "second"), options(1, 2, "second")));
+		assertThat(second.get(1).describe().job()).isEqualTo("second");
+		second.forEach(Mesh::free);
+		// And the same job name again, once the run before it left.
+		List<Mesh> again = join(List.of(options(0, 2, "second"), options(1, 2, "second")));
+		again.forEach(Mesh::free);
+		assertThat(names(this.directory)).isEmpty();
+	}
+
+	@Test
+	void aDisagreementOnGpusPerMultimemDomainFailsEveryProcessNamingWhoAndWhat() throws Exception {
+		List<Throwable> failures = joinFailing(List.of(new MeshOptions(0, 2, 2, this.directory, "gpus", Duration.ofSeconds(10)),
+				new MeshOptions(1, 2, null, this.directory, "gpus", Duration.ofSeconds(10))));
+		for (Throwable failure : failures) {
+			assertThat(failure).isInstanceOf(UformException.class)
+				.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+				.hasMessageContaining("disagree on gpusPerMultimemDomain")
+				.hasMessageContaining("has 2")
+				.hasMessageContaining("has 1 (derived from its 1 GPU(s))")
+				.hasMessageContaining("index 0 (host " + FileRendezvous.hostName())
+				.hasMessageContaining("index 1 (host " + FileRendezvous.hostName());
+		}
+		assertThat(names(this.directory.resolve("gpus"))).noneMatch((name) -> name.startsWith("member-"));
+	}
+
+	@Test
+	void aDisagreementOnTheCountFailsEveryProcess() throws Exception {
+		List<Throwable> failures = joinFailing(List.of(options(0, 2, "count"), options(1, 3, "count")));
+		for (Throwable failure : failures) {
+			assertThat(failure).hasMessageContaining("disagree on hostDomainCount").hasMessageContaining("has 3")
+				.hasMessageContaining("has 2");
+		}
+	}
+
+	@Test
+	void aTimeoutNamesTheMissingIndicesAndRemovesTheRecord() {
+		Executor executor = vram(0);
+		MeshOptions options = new MeshOptions(0, 3, null, this.directory, "alone", Duration.ofMillis(300));
+		assertThatThrownBy(() -> Mesh.bootstrap(executor, options)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT))
+			.hasMessageContaining("timed out after 0.3 s: index 1, 2 never joined")
+			.hasMessageContaining("removed its record");
+		assertThat(names(this.directory.resolve("alone"))).noneMatch((name) -> name.startsWith("member-"));
+		// The executor is not borrowed any more.
+		executor.free();
+	}
+
+	@Test
+	void aRecordOfAnotherHostOlderThanTheTimeoutIsReportedAsLeftByAnEarlierRun() throws IOException {
+		Instant old = Instant.now().minus(Duration.ofMinutes(10));
+		MemberRecord leftover = new MemberRecord(FileRendezvous.PROTOCOL, "old", 1, 2, 1, true, "an-old-incarnation",
+				"node-gone", "", 4242, null, old, Duration.ofMinutes(2), old, List.of(new MemberDevice("NVIDIA", "H100",
+						"GPU-1", "nvidia-hopper", 80L << 30, false)));
+		writeRecord("old", "member-1.properties", leftover);
+		Executor executor = vram(0);
+		assertThatThrownBy(() -> Mesh.bootstrap(executor, options(0, 2, "old"))).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+			.hasMessageContaining("member-1.properties of index 1 (host node-gone, pid 4242), written " + old)
+			.hasMessageContaining("more than the timeout (2 min)")
+			.hasMessageContaining("remove " + this.directory.resolve("old"));
+	}
+
+	@Test
+	void aReadyFileOfAnEarlierRunIsReported() throws IOException {
+		Path job = Files.createDirectories(this.directory.resolve("ready"));
+		Files.writeString(job.resolve("ready-0.properties"), "marker.index=0\nmarker.count=2\nmarker.incarnation=x\n"
+				+ "marker.host=node-a\nmarker.pid=7\nmarker.written=2020-01-01T00:00:00Z\n");
+		assertThatThrownBy(() -> Mesh.bootstrap(vram(0), options(1, 2, "ready"))).isInstanceOf(UformException.class)
+			.hasMessageContaining("ready-0.properties of index 0 (host node-a, pid 7), written 2020-01-01T00:00:00Z")
+			.hasMessageContaining("use a new job name");
+	}
+
+	@Test
+	void aRunThatFinishedButWasNotRemovedYetIsRemovedAndJoinedAfresh() throws Exception {
+		Path job = Files.createDirectories(this.directory.resolve("finished"));
+		for (int index = 0; index < 2; index++) {
+			Files.writeString(job.resolve("left-" + index + ".properties"), "marker.index=" + index + "\nmarker.count=2\n"
+					+ "marker.incarnation=old-" + index + "\nmarker.host=node-a\nmarker.pid=7\n"
+					+ "marker.written=2020-01-01T00:00:00Z\n");
+		}
+		List<Mesh> joined = join(List.of(options(0, 2, "finished"), options(1, 2, "finished")));
+		assertThat(names(job)).noneMatch((name) -> name.startsWith("left-"));
+		joined.forEach(Mesh::free);
+		assertThat(job).doesNotExist();
+	}
+
+	@Test
+	void aDomainReducesInTheSwitchOnlyWhenEveryDeviceInItSupportsMulticast() throws Exception {
+		// Index 0's device says yes, index 1's says no: as one domain of 2 both read peers; as domains
+		// of 1, index 0's own domain reduces in the switch.
+		List<Mesh> shared = join(List.of(new MeshOptions(0, 2, 2, this.directory, "shared", Duration.ofSeconds(10)),
+				new MeshOptions(1, 2, 2, this.directory, "shared", Duration.ofSeconds(10))), (device, ordinal) -> true,
+				(device, ordinal) -> false);
+		assertThat(shared).extracting((mesh) -> mesh.describe().multimemTier()).containsOnly(MultimemTier.PEER_READ);
+		assertThat(shared).extracting((mesh) -> mesh.describe().multimemDomains()).containsOnly(1);
+		shared.forEach(Mesh::free);
+		List<Mesh> split = join(List.of(new MeshOptions(0, 2, 1, this.directory, "split", Duration.ofSeconds(10)),
+				new MeshOptions(1, 2, 1, this.directory, "split", Duration.ofSeconds(10))), (device, ordinal) -> true,
+				(device, ordinal) -> false);
+		assertThat(split.get(0).describe().multimemTier()).isEqualTo(MultimemTier.SWITCH_REDUCED);
+		assertThat(split.get(1).describe().multimemTier()).isEqualTo(MultimemTier.PEER_READ);
+		assertThat(split.get(0).describe().multimemDomains()).isEqualTo(2);
+		split.forEach(Mesh::free);
+	}
+
+	@Test
+	void tiersAndDomainCountsFollowTheGlobalGpuOrder() {
+		List<List<Boolean>> flags = List.of(List.of(true, true), List.of(true, false), List.of(true, true));
+		assertThat(Mesh.tier(flags, 0, 2)).isEqualTo(MultimemTier.SWITCH_REDUCED);
+		assertThat(Mesh.tier(flags, 1, 2)).isEqualTo(MultimemTier.PEER_READ);
+		assertThat(Mesh.tier(flags, 2, 2)).isEqualTo(MultimemTier.SWITCH_REDUCED);
+		assertThat(Mesh.tier(flags, 2, 4)).isEqualTo(MultimemTier.SWITCH_REDUCED);
+		assertThat(Mesh.tier(flags, 0, 4)).isEqualTo(MultimemTier.PEER_READ);
+		assertThat(Mesh.tier(flags, 0, 72)).isEqualTo(MultimemTier.PEER_READ);
+		assertThat(Mesh.domains(6, 2)).isEqualTo(3);
+		assertThat(Mesh.domains(6, 4)).isEqualTo(2);
+		assertThat(Mesh.domains(6, 72)).isEqualTo(1);
+		assertThat(Mesh.domains(1, Integer.MAX_VALUE)).isEqualTo(1);
+	}
+
+	// Helpers
+
+	/** Bootstraps each options on its own thread and executor, as separate processes would. */
+	private List<Mesh> join(List<MeshOptions> each) throws Exception {
+		return join(each, (device, ordinal) -> false, (device, ordinal) -> false);
+	}
+
+	/** As {@link #join(List)}, process 0's devices answering {@code first}, the others' {@code others}. */
+	private List<Mesh> join(List<MeshOptions> each, BiPredicate<GpuDevice, Integer> first,
+			BiPredicate<GpuDevice, Integer> others) throws Exception {
+		List<Mesh> joined = new ArrayList<>();
+		for (CompletableFuture<Mesh> future : start(each, first, others)) {
+			joined.add(keep(future.get(30, TimeUnit.SECONDS)));
+		}
+		return joined;
+	}
+
+	private List<Throwable> joinFailing(List<MeshOptions> each) throws Exception {
+		List<Throwable> failures = new ArrayList<>();
+		for (CompletableFuture<Mesh> future : start(each, (device, ordinal) -> false, (device, ordinal) -> false)) {
+			try {
+				keep(future.get(30, TimeUnit.SECONDS));
+				throw new AssertionError("a bootstrap that should have failed returned");
+			}
+			catch (ExecutionException ex) {
+				failures.add(ex.getCause());
+			}
+		}
+		return failures;
+	}
+
+	private List<CompletableFuture<Mesh>> start(List<MeshOptions> each, BiPredicate<GpuDevice, Integer> first,
+			BiPredicate<GpuDevice, Integer> others) {
+		List<CompletableFuture<Mesh>> futures = new ArrayList<>();
+		for (int i = 0; i < each.size(); i++) {
+			Executor executor = vram(i % 2);
+			MeshOptions options = each.get(i);
+			BiPredicate<GpuDevice, Integer> probe = (i == 0) ? first : others;
+			CompletableFuture<Mesh> future = new CompletableFuture<>();
+			Thread thread = new Thread(() -> {
+				try {
+					future.complete(Mesh.bootstrap(executor, options, probe));
+				}
+				catch (Throwable ex) {
+					future.completeExceptionally(ex);
+				}
+			}, "mesh-member-" + i);
+			thread.setDaemon(true);
+			thread.start();
+			futures.add(future);
+		}
+		return futures;
+	}
+
+	private void writeRecord(String job, String name, MemberRecord record) throws IOException {
+		Path dir = Files.createDirectories(this.directory.resolve(job));
+		// The record's own format, as a crashed process of an earlier run would have left it.
+		Files.write(dir.resolve(name), record.toBytes());
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static void assertInvalid(Executor executor, MeshOptions options, String fieldAndValue, String fix) {
+		ThrowingCallable call = () -> Mesh.bootstrap(executor, options);
+		assertThatThrownBy(call).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+			.hasMessageContaining(fieldAndValue)
+			.hasMessageContaining(fix);
+	}
+
+	private static List<String> names(Path directory) {
+		if (!Files.isDirectory(directory)) {
+			return List.of();
+		}
+		try (Stream<Path> files = Files.list(directory)) {
+			return files.map((file) -> file.getFileName().toString()).sorted().toList();
+		}
+		catch (IOException ex) {
+			throw new AssertionError(ex);
+		}
+	}
+}
