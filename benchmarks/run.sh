@@ -13,6 +13,8 @@
 #                    thousands of ops; more iterations help a noisy machine more than longer ones)
 #   IDLE_SECONDS=5   length of each IdleCpu window (6 windows)
 #   SKIP_BUILD=1     reuse benchmarks/target/benchmarks.jar
+#   MESH=1           also run the mesh join benchmark (benchmarks/mesh.sh; MESH_COUNTS, MESH_ROUNDS,
+#                    MESH_DIR pass through), results in the same directory; off by default
 #   JAVA_HOME        the JDK to build and run with (else `java` on PATH)
 #
 # Run it when the machine is otherwise idle: uform's workers spin briefly between forks, and on a
@@ -54,8 +56,8 @@ to_ms() {
 	esac
 }
 # Benchmark/parameter combinations: latency 9 methods x (2 bodies x 1 slice/thread + 1 x 8), tail 2,
-# n-body 10.
-RUNS=$(( 9 * 2 + 9 * 1 + 2 + 10 ))
+# deferred 3, n-body 10.
+RUNS=$(( 9 * 2 + 9 * 1 + 2 + 3 + 10 ))
 PER_FORK_MS=$(( WI * $(to_ms "$W") + I * $(to_ms "$R") + 1500 ))
 JMH_S=$(( RUNS * FORKS * PER_FORK_MS / 1000 ))
 IDLE_S=$(( IDLE_SECONDS * 6 + 3 ))
@@ -96,6 +98,11 @@ echo "== fork tail latency, 2 busy slices per thread (sample mode: p50, p90, p99
 # Its own file: a sample-mode result carries percentiles, which summarize.py reads separately.
 "${JMH[@]}" 'ForkTailLatencyBenchmark' -rf json -rff "$OUT/tail.json" | tee "$OUT/tail.txt"
 
+echo "== deferred-call round trip against a one-thread pool"
+# No threads parameter: one submitter, one deferred thread, one pool thread.
+"$JAVA" "${JVM_FLAGS[@]}" -jar "$JAR" -f "$FORKS" -wi "$WI" -w "$W" -i "$I" -r "$R" 'DeferredCallBenchmark' \
+	-rf json -rff "$OUT/deferred.json" | tee "$OUT/deferred.txt"
+
 echo "== n-body, 128 bodies"
 "${JMH[@]}" 'NBodyBenchmark' -p bodies=128 -rf json -rff "$OUT/nbody.json" | tee "$OUT/nbody.txt"
 
@@ -104,6 +111,13 @@ echo "== idle CPU"
 set +e
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$JAR" io.uform.bench.IdleCpu "$IDLE_SECONDS" "$THREADS" | tee "$OUT/idle-cpu.txt"
 set -e
+
+if [[ "${MESH:-}" == "1" ]]; then
+	# Exits 1 when a round failed and 2 when the target was missed; the suite still finishes.
+	set +e
+	OUT="$OUT" SKIP_BUILD=1 "$ROOT/benchmarks/mesh.sh"
+	set -e
+fi
 
 echo "load after: $(cat /proc/loadavg 2>/dev/null || uptime)" >> "$OUT/machine.txt"
 

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -169,7 +170,11 @@ public final class FileRendezvous {
 	public static MemberRecord announce(String job, int index, int count, int gpusPerMultimemDomain, boolean derived,
 			Duration timeout, List<MemberDevice> devices) {
 		Instant now = Instant.now();
-		return new MemberRecord(PROTOCOL, job, index, count, gpusPerMultimemDomain, derived, UUID.randomUUID().toString(),
+		// Unique, not secret: UUID.randomUUID() would first seed SecureRandom, ~35 ms in a cold JVM, paid by
+		// the last process to arrive, on the critical path of every join.
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		String incarnation = new UUID(random.nextLong() ^ ThisProcess.PID, random.nextLong() ^ System.nanoTime()).toString();
+		return new MemberRecord(PROTOCOL, job, index, count, gpusPerMultimemDomain, derived, incarnation,
 				ThisProcess.HOST, ThisProcess.HOST_KEY, ThisProcess.PID, ThisProcess.STARTED, now, timeout, now, devices);
 	}
 
