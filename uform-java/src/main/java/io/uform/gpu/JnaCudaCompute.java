@@ -63,25 +63,26 @@ public final class JnaCudaCompute implements CudaCompute {
 
 	private final Function cuLaunchKernel;
 
-	private final Function cuGetErrorName;
+	/** The library, its symbol lookup and status names. */
+	private final CudaLibrary cuda;
 
-	private JnaCudaCompute(NativeLibrary cuda) {
-		this.cuDevicePrimaryCtxRetain = required(cuda, "cuDevicePrimaryCtxRetain");
-		this.cuDevicePrimaryCtxRelease = required(cuda, "cuDevicePrimaryCtxRelease_v2");
-		this.cuCtxSetCurrent = required(cuda, "cuCtxSetCurrent");
-		this.cuStreamCreate = required(cuda, "cuStreamCreate");
-		this.cuStreamDestroy = required(cuda, "cuStreamDestroy_v2");
-		this.cuStreamSynchronize = required(cuda, "cuStreamSynchronize");
-		this.cuMemAlloc = required(cuda, "cuMemAlloc_v2");
-		this.cuMemFree = required(cuda, "cuMemFree_v2");
-		this.cuMemGetInfo = required(cuda, "cuMemGetInfo_v2");
-		this.cuMemcpyHtoDAsync = required(cuda, "cuMemcpyHtoDAsync_v2");
-		this.cuMemcpyDtoHAsync = required(cuda, "cuMemcpyDtoHAsync_v2");
-		this.cuModuleLoadDataEx = required(cuda, "cuModuleLoadDataEx");
-		this.cuModuleGetFunction = required(cuda, "cuModuleGetFunction");
-		this.cuModuleUnload = required(cuda, "cuModuleUnload");
-		this.cuLaunchKernel = required(cuda, "cuLaunchKernel");
-		this.cuGetErrorName = optional(cuda, "cuGetErrorName");
+	private JnaCudaCompute(CudaLibrary cuda) {
+		this.cuda = cuda;
+		this.cuDevicePrimaryCtxRetain = cuda.required("cuDevicePrimaryCtxRetain");
+		this.cuDevicePrimaryCtxRelease = cuda.required("cuDevicePrimaryCtxRelease_v2");
+		this.cuCtxSetCurrent = cuda.required("cuCtxSetCurrent");
+		this.cuStreamCreate = cuda.required("cuStreamCreate");
+		this.cuStreamDestroy = cuda.required("cuStreamDestroy_v2");
+		this.cuStreamSynchronize = cuda.required("cuStreamSynchronize");
+		this.cuMemAlloc = cuda.required("cuMemAlloc_v2");
+		this.cuMemFree = cuda.required("cuMemFree_v2");
+		this.cuMemGetInfo = cuda.required("cuMemGetInfo_v2");
+		this.cuMemcpyHtoDAsync = cuda.required("cuMemcpyHtoDAsync_v2");
+		this.cuMemcpyDtoHAsync = cuda.required("cuMemcpyDtoHAsync_v2");
+		this.cuModuleLoadDataEx = cuda.required("cuModuleLoadDataEx");
+		this.cuModuleGetFunction = cuda.required("cuModuleGetFunction");
+		this.cuModuleUnload = cuda.required("cuModuleUnload");
+		this.cuLaunchKernel = cuda.required("cuLaunchKernel");
 	}
 
 	/**
@@ -91,58 +92,11 @@ public final class JnaCudaCompute implements CudaCompute {
 	 *         symbol compute needs (a broken or ancient driver)
 	 */
 	public static Optional<CudaCompute> load() {
-		try {
-			// As in JnaCudaDriver.load: a JNA that cannot load is reported as such, not as "no driver".
-			if (Native.POINTER_SIZE != 8) {
-				return Optional.empty(); // CUDA drivers are 64-bit only
-			}
-		}
-		catch (LinkageError ex) {
-			throw new DriverCallException("JNA native support", DriverCallException.NOT_LOADED,
-					"JNA could not load its native library: " + ex.getMessage());
-		}
-		NativeLibrary cuda;
-		try {
-			cuda = NativeLibrary.getInstance(JnaCudaDriver.CUDA_LIBRARY);
-		}
-		catch (UnsatisfiedLinkError ex) {
-			return Optional.empty();
-		}
-		return Optional.of(new JnaCudaCompute(cuda));
-	}
-
-	private static Function required(NativeLibrary library, String symbol) {
-		Function function = optional(library, symbol);
-		if (function == null) {
-			throw new DriverCallException(symbol, DriverCallException.NOT_LOADED,
-					"symbol missing from " + library.getName() + " (driver too old or damaged)");
-		}
-		return function;
-	}
-
-	private static Function optional(NativeLibrary library, String symbol) {
-		try {
-			return library.getFunction(symbol);
-		}
-		catch (UnsatisfiedLinkError ex) {
-			return null;
-		}
+		return CudaLibrary.open().map(JnaCudaCompute::new);
 	}
 
 	private void check(String call, int result) {
-		if (result != 0) {
-			throw new DriverCallException(call, result, cudaErrorName(result));
-		}
-	}
-
-	private String cudaErrorName(int result) {
-		if (this.cuGetErrorName != null) {
-			PointerByReference name = new PointerByReference();
-			if (this.cuGetErrorName.invokeInt(new Object[] { result, name }) == 0 && name.getValue() != null) {
-				return name.getValue().getString(0, StandardCharsets.US_ASCII.name());
-			}
-		}
-		return "CUresult " + result;
+		this.cuda.check(call, result);
 	}
 
 	/** An opaque handle as JNA passes it: {@code null} for 0 (the legacy stream, "no context"). */
@@ -238,7 +192,7 @@ public final class JnaCudaCompute implements CudaCompute {
 			Reference.reachabilityFence(log);
 		}
 		if (result != 0) {
-			throw new ModuleLoadException("cuModuleLoadDataEx", result, cudaErrorName(result), jitLog(log, values));
+			throw new ModuleLoadException("cuModuleLoadDataEx", result, this.cuda.errorName(result), jitLog(log, values));
 		}
 		return value(module);
 	}

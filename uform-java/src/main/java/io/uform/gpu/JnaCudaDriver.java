@@ -7,7 +7,6 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import com.sun.jna.Function;
 import com.sun.jna.Memory;
-import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.IntByReference;
@@ -68,26 +67,27 @@ public final class JnaCudaDriver implements CudaDriver {
 
 	private final Function cuDeviceGetPciBusId;
 
-	private final Function cuGetErrorName;
+	/** The library, its symbol lookup and status names. */
+	private final CudaLibrary cuda;
 
 	private volatile NativeLibrary nvml;
 
 	private final Map<Integer, Pointer> nvmlHandles = new ConcurrentHashMap<>();
 
-	private JnaCudaDriver(NativeLibrary cuda) {
-		this.cuInit = required(cuda, "cuInit");
-		this.cuDriverGetVersion = required(cuda, "cuDriverGetVersion");
-		this.cuDeviceGetCount = required(cuda, "cuDeviceGetCount");
-		this.cuDeviceGet = required(cuda, "cuDeviceGet");
-		this.cuDeviceGetName = required(cuda, "cuDeviceGetName");
-		this.cuDeviceTotalMem = required(cuda, "cuDeviceTotalMem_v2");
-		this.cuDeviceGetAttribute = required(cuda, "cuDeviceGetAttribute");
-		this.cuDeviceGetPciBusId = required(cuda, "cuDeviceGetPCIBusId");
+	private JnaCudaDriver(CudaLibrary cuda) {
+		this.cuda = cuda;
+		this.cuInit = cuda.required("cuInit");
+		this.cuDriverGetVersion = cuda.required("cuDriverGetVersion");
+		this.cuDeviceGetCount = cuda.required("cuDeviceGetCount");
+		this.cuDeviceGet = cuda.required("cuDeviceGet");
+		this.cuDeviceGetName = cuda.required("cuDeviceGetName");
+		this.cuDeviceTotalMem = cuda.required("cuDeviceTotalMem_v2");
+		this.cuDeviceGetAttribute = cuda.required("cuDeviceGetAttribute");
+		this.cuDeviceGetPciBusId = cuda.required("cuDeviceGetPCIBusId");
 		// _v2 exists from CUDA 11.4; outside MIG mode both give the same GPU UUID.
-		Function uuid = optional(cuda, "cuDeviceGetUuid_v2");
+		Function uuid = cuda.optional("cuDeviceGetUuid_v2");
 		this.cuDeviceGetUuidName = uuid != null ? "cuDeviceGetUuid_v2" : "cuDeviceGetUuid";
-		this.cuDeviceGetUuid = uuid != null ? uuid : required(cuda, "cuDeviceGetUuid");
-		this.cuGetErrorName = optional(cuda, "cuGetErrorName");
+		this.cuDeviceGetUuid = uuid != null ? uuid : cuda.required("cuDeviceGetUuid");
 	}
 
 	/**
@@ -97,59 +97,11 @@ public final class JnaCudaDriver implements CudaDriver {
 	 *         symbol discovery needs (a broken or ancient driver)
 	 */
 	public static Optional<CudaDriver> load() {
-		try {
-			// Touch JNA's native dispatch first, so that a JNA that cannot load (noexec temp dir,
-			// unsupported platform) is reported as such and not mistaken for "no NVIDIA driver".
-			if (Native.POINTER_SIZE != 8) {
-				return Optional.empty(); // CUDA drivers are 64-bit only
-			}
-		}
-		catch (LinkageError ex) {
-			throw new DriverCallException("JNA native support", DriverCallException.NOT_LOADED,
-					"JNA could not load its native library: " + ex.getMessage());
-		}
-		NativeLibrary cuda;
-		try {
-			cuda = NativeLibrary.getInstance(CUDA_LIBRARY);
-		}
-		catch (UnsatisfiedLinkError ex) {
-			return Optional.empty();
-		}
-		return Optional.of(new JnaCudaDriver(cuda));
-	}
-
-	private static Function required(NativeLibrary library, String symbol) {
-		Function function = optional(library, symbol);
-		if (function == null) {
-			throw new DriverCallException(symbol, DriverCallException.NOT_LOADED,
-					"symbol missing from " + library.getName() + " (driver too old or damaged)");
-		}
-		return function;
-	}
-
-	private static Function optional(NativeLibrary library, String symbol) {
-		try {
-			return library.getFunction(symbol);
-		}
-		catch (UnsatisfiedLinkError ex) {
-			return null;
-		}
+		return CudaLibrary.open().map(JnaCudaDriver::new);
 	}
 
 	private void check(String call, int result) {
-		if (result != 0) {
-			throw new DriverCallException(call, result, cudaErrorName(result));
-		}
-	}
-
-	private String cudaErrorName(int result) {
-		if (this.cuGetErrorName != null) {
-			PointerByReference name = new PointerByReference();
-			if (this.cuGetErrorName.invokeInt(new Object[] { result, name }) == 0 && name.getValue() != null) {
-				return name.getValue().getString(0, StandardCharsets.US_ASCII.name());
-			}
-		}
-		return "CUresult " + result;
+		this.cuda.check(call, result);
 	}
 
 	@Override
@@ -238,7 +190,7 @@ public final class JnaCudaDriver implements CudaDriver {
 	}
 
 	private static Function nvmlFunction(NativeLibrary library, String symbol) {
-		Function function = optional(library, symbol);
+		Function function = CudaLibrary.optional(library, symbol);
 		if (function == null) {
 			throw new DriverCallException(symbol, 13, "NVML_ERROR_FUNCTION_NOT_FOUND");
 		}
@@ -251,7 +203,7 @@ public final class JnaCudaDriver implements CudaDriver {
 		}
 		String name = NVML_ERRORS.get(result);
 		if (name == null) {
-			Function errorString = optional(library, "nvmlErrorString");
+			Function errorString = CudaLibrary.optional(library, "nvmlErrorString");
 			name = "NVML error" + (errorString == null ? "" : " '" + errorString.invokeString(new Object[] { result }, false) + "'");
 		}
 		throw new DriverCallException(call, result, name);
@@ -323,7 +275,7 @@ public final class JnaCudaDriver implements CudaDriver {
 	@Override
 	public int nvmlTemperatureCelsius(int index) {
 		// The plain call is deprecated in NVML 13 but still exported; the V form is absent before 13.
-		if (optional(nvml(), "nvmlDeviceGetTemperature") != null) {
+		if (CudaLibrary.optional(nvml(), "nvmlDeviceGetTemperature") != null) {
 			IntByReference celsius = new IntByReference();
 			nvmlCall("nvmlDeviceGetTemperature", handle(index), 0, celsius);
 			return celsius.getValue();
