@@ -5,6 +5,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiPredicate;
 
 import io.uform.UformException.Status;
@@ -32,8 +35,10 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * free the mesh first (trainers borrowing the mesh go before it; this version has none).
  * {@link #describe()} answers from any thread until {@link #free()}, then reports
  * {@link Status#FREED}. {@code free} from several threads at once leaves once; the others wait for it
- * and return. A process that ends without {@code free} leaves its record, which the next run of the
- * same job reports.
+ * and return. A process that exits without {@code free} (returning from {@code main},
+ * {@code System.exit}, a SIGTERM such as Kubernetes sends) leaves through a shutdown hook; one that
+ * is killed (SIGKILL, a crash, the OOM killer) leaves its record, which the next run of the same job
+ * reports.
  */
 public final class Mesh implements AutoCloseable {
 
@@ -52,6 +57,11 @@ public final class Mesh implements AutoCloseable {
 
 	/** Set first thing in {@link #free()}, so {@link #describe()} refuses from then on; written under {@link #freeing}. */
 	private volatile boolean freed;
+
+	/** Meshes with peers not yet freed, which the shutdown hook leaves (see the class comment). */
+	private static final Set<Mesh> LIVE = ConcurrentHashMap.newKeySet();
+
+	private static final AtomicBoolean EXIT_HOOK = new AtomicBoolean();
 
 	private Mesh(Executor executor, String lent, MeshDescription description, FileRendezvous rendezvous) {
 		this.executor = executor;
@@ -134,7 +144,9 @@ public final class Mesh implements AutoCloseable {
 			}
 			MeshDescription joined = new MeshDescription(settings.index, settings.count, devices.size(), gpus,
 					domains(total, gpus), tier(flags, settings.index, gpus), settings.job, devices, hosts);
-			return new Mesh(executor, lent, joined, rendezvous);
+			Mesh mesh = new Mesh(executor, lent, joined, rendezvous);
+			leaveAtExit(mesh);
+			return mesh;
 		}
 		catch (RuntimeException | Error ex) {
 			executor.returnFromMesh(lent);
@@ -205,6 +217,7 @@ public final class Mesh implements AutoCloseable {
 				return;
 			}
 			this.freed = true;
+			LIVE.remove(this);
 			try {
 				if (this.rendezvous != null) {
 					this.rendezvous.leave();
@@ -212,6 +225,27 @@ public final class Mesh implements AutoCloseable {
 			}
 			finally {
 				this.executor.returnFromMesh(this.lent);
+			}
+		}
+	}
+
+	/**
+	 * Registers a joined mesh with the shutdown hook, installing the hook the first time. A JVM that
+	 * exits normally then leaves the run instead of leaving its record for the next run to report as
+	 * stale; the peers that are still running are not waited for.
+	 */
+	private static void leaveAtExit(Mesh mesh) {
+		LIVE.add(mesh);
+		if (!EXIT_HOOK.get() && EXIT_HOOK.compareAndSet(false, true)) {
+			try {
+				Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+					for (Mesh live : LIVE) {
+						live.free();
+					}
+				}, "uform-mesh-exit"));
+			}
+			catch (IllegalStateException ex) {
+				// Already exiting: the record stays, and the next run reports it.
 			}
 		}
 	}

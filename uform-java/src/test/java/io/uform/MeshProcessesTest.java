@@ -85,6 +85,23 @@ class MeshProcessesTest {
 	}
 
 	@Test
+	void processesThatExitWithoutFreeStillLeaveAndTheLastOneRemovesTheJob() throws Exception {
+		List<ChildJvm.Running> two = new ArrayList<>();
+		for (int index = 0; index < 2; index++) {
+			ChildJvm.Running child = ChildJvm.start(MeshMember.class, JVM, List.of("index=" + index, "count=2",
+					"dir=" + this.directory, "job=forgetful", "timeoutMs=40000", "exitWithoutFree=true"));
+			this.children.add(child);
+			two.add(child);
+		}
+		for (ChildJvm.Running child : two) {
+			ChildJvm.Result result = child.await(60);
+			assertThat(result.exitCode()).as(result.output()).isZero();
+			assertThat(result.output()).contains("EXITING").doesNotContain("LEFT");
+		}
+		assertThat(this.directory.resolve("forgetful")).as("left by the shutdown hooks").doesNotExist();
+	}
+
+	@Test
 	void whenOneProcessNeverStartsTheOthersFailWithinTheTimeoutNamingIt() throws Exception {
 		List<ChildJvm.Running> three = new ArrayList<>();
 		for (int index = 0; index < 3; index++) {

@@ -58,6 +58,12 @@ public final class MeshMember {
 				+ String.join(",", shape.peerHosts()));
 		System.out.flush();
 		Thread.sleep(Long.parseLong(given.getOrDefault("holdMs", "0")));
+		if (Boolean.parseBoolean(given.getOrDefault("exitWithoutFree", "false"))) {
+			// As an application that forgets free(): the JVM's exit must still leave the mesh.
+			System.out.println("EXITING");
+			System.out.flush();
+			System.exit(0);
+		}
 		mesh.free();
 		executor.free();
 		System.out.println("LEFT");
