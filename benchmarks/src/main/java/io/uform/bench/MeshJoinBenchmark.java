@@ -48,6 +48,13 @@ import io.uform.Uform;
  * checks that the job directory is gone (the last process out removes it) and deletes the temporary
  * directory.
  *
+ * <p>With {@code -Duform.bench.warm=true} on the parent, each child first exercises the JDK
+ * facilities a bootstrap uses (properties text, {@code java.time} formatting, file writes, atomic
+ * renames and listings in a scratch directory of its own), as an application's own start-up has
+ * long done by the time it joins a mesh: the join then measures the rendezvous, not the loading and
+ * first compilation of JDK classes in a JVM that has done nothing else. Nothing of uform's mesh
+ * code is warmed.
+ *
  * <p>Target: median join time under {@value #TARGET_MILLIS} ms at 8 processes on local disk. Exits
  * 1 if a round failed, 2 if the target was missed.
  *
@@ -169,6 +176,7 @@ public final class MeshJoinBenchmark {
 			for (int index = 0; index < count; index++) {
 				// C1 only: N JVMs start at once on a few cores, and bootstrap runs once, cold, anyway.
 				List<String> command = new ArrayList<>(List.of(java, "-Duform.devices.simulated=1",
+						"-Duform.bench.warm=" + Boolean.getBoolean("uform.bench.warm"),
 						"-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED", "-cp",
 						System.getProperty("java.class.path")));
 				command.addAll(List.of(Member.class.getName(), Integer.toString(index), Integer.toString(count),
@@ -281,6 +289,9 @@ public final class MeshJoinBenchmark {
 			int count = Integer.parseInt(args[1]);
 			MeshOptions options = new MeshOptions(index, count, null, Path.of(args[2]), args[3],
 					Duration.ofSeconds(Long.parseLong(args[4])));
+			if (Boolean.getBoolean("uform.bench.warm")) {
+				warmTheJdk();
+			}
 			try (Executor vram = Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(simulatedDevice())))) {
 				long arrival = epochMicros();
 				Mesh mesh = Mesh.bootstrap(vram, options);
@@ -297,6 +308,35 @@ public final class MeshJoinBenchmark {
 				finally {
 					mesh.free();
 				}
+			}
+		}
+
+		/**
+		 * Uses, once, the JDK facilities a bootstrap uses, in a scratch directory of this process's own
+		 * (see the class comment); none of uform's code.
+		 */
+		private static void warmTheJdk() {
+			try {
+				java.util.Properties properties = new java.util.Properties();
+				properties.setProperty("written", java.time.Instant.now().toString());
+				java.io.StringWriter text = new java.io.StringWriter();
+				properties.store(text, null);
+				properties.load(new java.io.StringReader(text.toString()));
+				java.time.Instant.parse(properties.getProperty("written"));
+				Path scratch = java.nio.file.Files.createTempDirectory("uform-warm");
+				Path file = scratch.resolve(".tmp-a");
+				java.nio.file.Files.write(file, text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+				java.nio.file.Files.move(file, scratch.resolve("a"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+				try (java.nio.file.DirectoryStream<Path> names = java.nio.file.Files.newDirectoryStream(scratch)) {
+					for (Path name : names) {
+						java.nio.file.Files.readAllBytes(name);
+						java.nio.file.Files.delete(name);
+					}
+				}
+				java.nio.file.Files.delete(scratch);
+			}
+			catch (java.io.IOException ex) {
+				throw new java.io.UncheckedIOException(ex);
 			}
 		}
 

@@ -64,7 +64,8 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  *     this process's own index means two processes claim it: see <em>Failures</em>. {@code abort-*}
  *     files found here are remembered and ignored: they belong to an earlier attempt.</li>
  * <li>Write {@code member-<i>}.</li>
- * <li>Poll every {@link #POLL_INTERVAL}: list the directory, read each member record not read yet and
+ * <li>Poll every {@link #POLL_INTERVAL} ({@link #READY_POLL_INTERVAL} once this process's own
+ *     {@code ready} is written): list the directory, read each member record not read yet and
  *     check it agrees with this process (count, {@code gpusPerMultimemDomain}, protocol). Once every
  *     index {@code 0..count-1} has a record, write {@code ready-<i>}; once every index has a
  *     {@code ready-<j>} of the incarnation whose record was read, the join is complete.</li>
@@ -125,6 +126,13 @@ public final class FileRendezvous {
 
 	/** How often a waiting process looks at the directory. */
 	public static final Duration POLL_INTERVAL = Duration.ofMillis(25);
+
+	/**
+	 * How often a process looks once every member has joined and only the ready files are missing:
+	 * that wait lasts one poll of each peer, so it is kept short, and it is brief enough that the
+	 * extra listings cost a shared file system nothing worth saving.
+	 */
+	public static final Duration READY_POLL_INTERVAL = Duration.ofMillis(5);
 
 	/** How many indices or files one message lists before it says how many more. */
 	private static final int LISTED = 8;
@@ -625,7 +633,7 @@ public final class FileRendezvous {
 				if (System.nanoTime() - this.deadline >= 0) {
 					throw new Failure(timeout(), true);
 				}
-				Thread.sleep(POLL_INTERVAL.toMillis());
+				Thread.sleep((this.readyWritten ? READY_POLL_INTERVAL : POLL_INTERVAL).toMillis());
 			}
 		}
 
