@@ -1,5 +1,6 @@
 package io.uform.spring.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -13,12 +14,59 @@ public class UformProperties {
 
 	private final Ram ram = new Ram();
 
+	private final Shutdown shutdown = new Shutdown();
+
 	/**
 	 * The RAM executor's properties, {@code uform.ram.*}.
 	 * @return the RAM executor's properties
 	 */
 	public Ram getRam() {
 		return this.ram;
+	}
+
+	/**
+	 * How executors are freed when the context closes, {@code uform.shutdown.*}.
+	 * @return the shutdown properties
+	 */
+	public Shutdown getShutdown() {
+		return this.shutdown;
+	}
+
+	/**
+	 * How executors are freed when the application context closes, named and meant as Spring Boot's
+	 * {@code spring.task.execution.shutdown.*}: whether to wait for work already submitted, and for
+	 * how long at most, so that a call that never returns cannot hold up the close.
+	 */
+	public static class Shutdown {
+
+		/**
+		 * Whether to wait for the deferred calls already submitted (queued ones run, the running one
+		 * finishes) when the context closes. When false, queued calls are dropped (their futures
+		 * complete with FREED) and the executor is freed at once.
+		 */
+		private boolean awaitTermination = true;
+
+		/**
+		 * The longest wait for submitted work when the context closes. A call still running after it
+		 * is reported by name in a WARN log and the executor is freed anyway.
+		 */
+		private Duration awaitTerminationPeriod = Duration.ofSeconds(30);
+
+		public boolean isAwaitTermination() {
+			return this.awaitTermination;
+		}
+
+		public void setAwaitTermination(boolean awaitTermination) {
+			this.awaitTermination = awaitTermination;
+		}
+
+		public Duration getAwaitTerminationPeriod() {
+			return this.awaitTerminationPeriod;
+		}
+
+		public void setAwaitTerminationPeriod(Duration awaitTerminationPeriod) {
+			this.awaitTerminationPeriod = awaitTerminationPeriod;
+		}
 	}
 
 	/**

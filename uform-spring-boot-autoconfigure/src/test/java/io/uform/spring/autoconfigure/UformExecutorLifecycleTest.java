@@ -1,0 +1,148 @@
+package io.uform.spring.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.SmartLifecycle;
+
+import io.uform.Executor;
+import io.uform.UformException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Closing the context frees the RAM executor within {@code uform.shutdown.await-termination-period}:
+ * submitted calls run when there is time, a call that never returns is reported by name and does not
+ * hold up the close, and {@code await-termination=false} drops what is queued.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(OutputCaptureExtension.class)
+class UformExecutorLifecycleTest {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(UformAutoConfiguration.class))
+		.withPropertyValues("uform.ram.threads=2");
+
+	@Test
+	void closingRunsTheCallsStillQueuedThenFreesTheExecutor() {
+		AtomicInteger ran = new AtomicInteger();
+		List<CompletableFuture<Object>> queued = new ArrayList<>();
+		Executor[] made = new Executor[1];
+		this.contextRunner.run((context) -> {
+			made[0] = context.getBean(Executor.class);
+			for (int c = 0; c < 20; c++) {
+				queued.add(made[0].defer(() -> {
+					Thread.sleep(2);
+					ran.incrementAndGet();
+					return null;
+				}));
+			}
+		});
+		assertThat(ran).hasValue(20);
+		assertThat(queued).allSatisfy((future) -> assertThat(future).isCompletedWithValue(null));
+		assertThat(made[0].statistics().state()).isEqualTo(Executor.State.FREED);
+	}
+
+	@Test
+	void aCallThatNeverReturnsIsReportedAndDoesNotHoldUpTheClose(CapturedOutput output) throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		Executor[] made = new Executor[1];
+		long[] closeMillis = new long[1];
+		try {
+			this.contextRunner.withPropertyValues("uform.shutdown.await-termination-period=300ms").run((context) -> {
+				made[0] = context.getBean(Executor.class);
+				made[0].defer(new NeverReturns(release));
+				long start = System.nanoTime();
+				context.close();
+				closeMillis[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			});
+			assertThat(closeMillis[0]).as("close took (ms)").isBetween(300L, 1300L);
+			assertThat(made[0].statistics().state()).isEqualTo(Executor.State.FREED);
+			assertThat(output).contains("uform executor bean 'uformRamExecutor' was freed with work unfinished after "
+					+ "uform.shutdown.await-termination-period (PT0.3S)")
+				.contains("deferred call #1 (" + NeverReturns.class.getName() + ")");
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
+	void withoutAwaitTerminationTheQueuedCallsAreDroppedAtOnce() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch running = new CountDownLatch(1);
+		List<CompletableFuture<Integer>> queued = new ArrayList<>();
+		try {
+			this.contextRunner.withPropertyValues("uform.shutdown.await-termination=false").run((context) -> {
+				Executor executor = context.getBean(Executor.class);
+				executor.defer(() -> {
+					running.countDown();
+					release.await();
+					return 0;
+				});
+				running.await();
+				for (int c = 1; c <= 3; c++) {
+					int value = c;
+					queued.add(executor.defer(() -> value));
+				}
+			});
+			for (CompletableFuture<Integer> future : queued) {
+				assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+					.cause()
+					.isInstanceOf(UformException.class)
+					.hasMessageContaining("dropped deferred call");
+			}
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
+	void theExecutorStopsAfterTheWebServersGracefulShutdownAndBeforeTheServerStops() {
+		// Boot's phases: graceful shutdown DEFAULT_PHASE - 1024, web server stop DEFAULT_PHASE - 2048;
+		// lifecycles stop from the highest phase down.
+		assertThat(UformExecutorLifecycle.PHASE).isLessThan(SmartLifecycle.DEFAULT_PHASE - 1024)
+			.isGreaterThan(SmartLifecycle.DEFAULT_PHASE - 2048);
+		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(UformExecutorLifecycle.class));
+		this.contextRunner.withPropertyValues("uform.ram.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(UformExecutorLifecycle.class));
+	}
+
+	/** A deferred call that ignores interrupts until released: a named class, so the report can name it. */
+	static final class NeverReturns implements java.util.concurrent.Callable<Void> {
+
+		private final CountDownLatch release;
+
+		NeverReturns(CountDownLatch release) {
+			this.release = release;
+		}
+
+		@Override
+		public Void call() {
+			while (true) {
+				try {
+					this.release.await();
+					return null;
+				}
+				catch (InterruptedException ex) {
+					// Stuck means stuck.
+				}
+			}
+		}
+	}
+}
