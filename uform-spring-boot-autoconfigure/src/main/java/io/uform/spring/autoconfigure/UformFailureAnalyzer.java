@@ -21,7 +21,7 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 	 * when the executor is made, so only executor beans fail on a property's value.
 	 */
 	private static final Map<String, String> PREFIX_BY_BEAN = Map.of(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME,
-			"uform.ram");
+			"uform.ram", UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, "uform.vram");
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, UformException cause) {

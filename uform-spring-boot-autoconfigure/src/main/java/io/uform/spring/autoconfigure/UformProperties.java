@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code uform.*} properties: how the application's executors are made. Every field is optional;
@@ -13,6 +14,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class UformProperties {
 
 	private final Ram ram = new Ram();
+
+	private final Vram vram = new Vram();
 
 	private final Shutdown shutdown = new Shutdown();
 
@@ -25,11 +28,132 @@ public class UformProperties {
 	}
 
 	/**
+	 * The VRAM executor's properties, {@code uform.vram.*}.
+	 * @return the VRAM executor's properties
+	 */
+	public Vram getVram() {
+		return this.vram;
+	}
+
+	/**
 	 * How executors are freed when the context closes, {@code uform.shutdown.*}.
 	 * @return the shutdown properties
 	 */
 	public Shutdown getShutdown() {
 		return this.shutdown;
+	}
+
+	/** When to make the VRAM executor: {@code auto}, {@code true} or {@code false}. */
+	public enum VramEnabled {
+
+		/** Only where this process sees a GPU. */
+		AUTO,
+
+		/** Always: startup fails without a GPU, saying what discovery found. */
+		TRUE,
+
+		/** Never. */
+		FALSE
+	}
+
+	/**
+	 * Properties of the VRAM executor (GPU streams and scratch), mapped onto
+	 * {@code io.uform.ExecutorForVramConfig}.
+	 */
+	public static class Vram {
+
+		/**
+		 * Whether to make the VRAM executor bean: 'auto' only where this process sees a GPU, 'true'
+		 * always (startup fails without one), 'false' never.
+		 */
+		private VramEnabled enabled = VramEnabled.AUTO;
+
+		/**
+		 * Device ordinals, positions in Uform.gpuDevices(). Unset takes one device no other VRAM
+		 * executor of the process holds.
+		 */
+		private List<Integer> devices;
+
+		/**
+		 * GPU class every device dispatches as, like 'nvidia-hopper'. Unset takes each device's own.
+		 */
+		private String gpuClass;
+
+		/**
+		 * NUMA node ids the host threads are placed on. Unset takes the nodes nearest the devices.
+		 */
+		private List<Integer> memoryDomains;
+
+		/**
+		 * CPU class the host threads dispatch as. Unset takes the CPU's best class.
+		 */
+		private String cpuClass;
+
+		/**
+		 * Ceiling on activation scratch per device. Unset lets scratch grow until the device is full.
+		 */
+		private DataSize scratchLimit;
+
+		/**
+		 * Deferred calls tracked at once (queued plus running). Unset takes 64.
+		 */
+		private Integer deferredLimit;
+
+		public VramEnabled getEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(VramEnabled enabled) {
+			this.enabled = enabled;
+		}
+
+		public List<Integer> getDevices() {
+			return this.devices;
+		}
+
+		public void setDevices(List<Integer> devices) {
+			this.devices = devices;
+		}
+
+		public String getGpuClass() {
+			return this.gpuClass;
+		}
+
+		public void setGpuClass(String gpuClass) {
+			this.gpuClass = gpuClass;
+		}
+
+		public List<Integer> getMemoryDomains() {
+			return this.memoryDomains;
+		}
+
+		public void setMemoryDomains(List<Integer> memoryDomains) {
+			this.memoryDomains = memoryDomains;
+		}
+
+		public String getCpuClass() {
+			return this.cpuClass;
+		}
+
+		public void setCpuClass(String cpuClass) {
+			this.cpuClass = cpuClass;
+		}
+
+		public DataSize getScratchLimit() {
+			return this.scratchLimit;
+		}
+
+		public void setScratchLimit(DataSize scratchLimit) {
+			this.scratchLimit = scratchLimit;
+		}
+
+		public Integer getDeferredLimit() {
+			return this.deferredLimit;
+		}
+
+		public void setDeferredLimit(Integer deferredLimit) {
+			this.deferredLimit = deferredLimit;
+		}
 	}
 
 	/**

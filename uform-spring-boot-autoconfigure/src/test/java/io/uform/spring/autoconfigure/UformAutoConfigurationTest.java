@@ -68,7 +68,8 @@ class UformAutoConfigurationTest {
 	@Test
 	void canBeTurnedOff() {
 		this.contextRunner.withPropertyValues("uform.ram.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(Executor.class).doesNotHaveBean(ExecutorForRamConfig.class));
+			.run((context) -> assertThat(context).doesNotHaveBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME)
+				.doesNotHaveBean(ExecutorForRamConfig.class));
 	}
 
 	@Test

@@ -118,9 +118,9 @@ class UformExecutorLifecycleTest {
 		// lifecycles stop from the highest phase down.
 		assertThat(UformExecutorLifecycle.PHASE).isLessThan(SmartLifecycle.DEFAULT_PHASE - 1024)
 			.isGreaterThan(SmartLifecycle.DEFAULT_PHASE - 2048);
-		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(UformExecutorLifecycle.class));
+		this.contextRunner.run((context) -> assertThat(context).hasBean("uformRamExecutorLifecycle"));
 		this.contextRunner.withPropertyValues("uform.ram.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(UformExecutorLifecycle.class));
+			.run((context) -> assertThat(context).doesNotHaveBean("uformRamExecutorLifecycle"));
 	}
 
 	/** A deferred call that ignores interrupts until released: a named class, so the report can name it. */
