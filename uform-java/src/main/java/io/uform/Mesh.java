@@ -7,11 +7,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiPredicate;
 
 import io.uform.UformException.Status;
 import io.uform.gpu.NvlinkMulticast;
+import io.uform.host.ExitHooks;
 import io.uform.mesh.FileRendezvous;
 import io.uform.mesh.MemberRecord;
 import io.uform.mesh.MemberRecord.MemberDevice;
@@ -60,8 +60,6 @@ public final class Mesh implements AutoCloseable {
 
 	/** Meshes with peers not yet freed, which the shutdown hook leaves (see the class comment). */
 	private static final Set<Mesh> LIVE = ConcurrentHashMap.newKeySet();
-
-	private static final AtomicBoolean EXIT_HOOK = new AtomicBoolean();
 
 	private Mesh(Executor executor, String lent, MeshDescription description, FileRendezvous rendezvous) {
 		this.executor = executor;
@@ -236,18 +234,11 @@ public final class Mesh implements AutoCloseable {
 	 */
 	private static void leaveAtExit(Mesh mesh) {
 		LIVE.add(mesh);
-		if (!EXIT_HOOK.get() && EXIT_HOOK.compareAndSet(false, true)) {
-			try {
-				Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-					for (Mesh live : LIVE) {
-						live.free();
-					}
-				}, "uform-mesh-exit"));
+		ExitHooks.once("uform-mesh-exit", () -> {
+			for (Mesh live : LIVE) {
+				live.free();
 			}
-			catch (IllegalStateException ex) {
-				// Already exiting: the record stays, and the next run reports it.
-			}
-		}
+		});
 	}
 
 	/** Same as {@link #free()}, for try-with-resources. */

@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -132,7 +131,7 @@ public final class DeferredCalls {
 		this.slots = new Semaphore(limit, true);
 		this.runner = new Thread(this::runCalls, "uform-" + name + "-deferred");
 		this.runner.setDaemon(true);
-		JvmExit.register();
+		ExitHooks.once("uform-jvm-exit", DeferredCalls::abandonAllAtExit);
 		LIVE.add(this);
 		try {
 			threadStart.accept(this.runner);
@@ -559,36 +558,16 @@ public final class DeferredCalls {
 	}
 
 	/**
-	 * Completes the futures of calls still queued when the JVM exits. Executor threads are daemons,
-	 * so that a forgotten executor never keeps a JVM alive; without this hook the futures of calls
-	 * queued at exit would never complete, and whoever waits on them (a request thread, a
+	 * At JVM exit (an {@link ExitHooks} hook), completes the futures of calls still queued. Executor
+	 * threads are daemons, so that a forgotten executor never keeps a JVM alive; without this the
+	 * futures of calls queued at exit would never complete, and whoever waits on them (a request thread, a
 	 * continuation that logs) would never hear. The running call is not waited for: exit must not
 	 * hang on user code.
 	 */
-	static final class JvmExit {
-
-		private static final AtomicBoolean REGISTERED = new AtomicBoolean();
-
-		private JvmExit() {
-		}
-
-		static void register() {
-			if (REGISTERED.get() || !REGISTERED.compareAndSet(false, true)) {
-				return;
-			}
-			try {
-				Runtime.getRuntime().addShutdownHook(new Thread(JvmExit::run, "uform-jvm-exit"));
-			}
-			catch (IllegalStateException ex) {
-				// The JVM is already exiting: nothing can be queued for long.
-			}
-		}
-
-		private static void run() {
-			for (DeferredCalls calls : LIVE) {
-				calls.shutdown();
-				calls.abandonQueued("the JVM is exiting", true);
-			}
+	private static void abandonAllAtExit() {
+		for (DeferredCalls calls : LIVE) {
+			calls.shutdown();
+			calls.abandonQueued("the JVM is exiting", true);
 		}
 	}
 }
