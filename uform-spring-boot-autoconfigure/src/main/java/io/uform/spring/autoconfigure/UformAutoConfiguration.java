@@ -1,5 +1,7 @@
 package io.uform.spring.autoconfigure;
 
+import java.util.function.BiFunction;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -49,10 +51,7 @@ public class UformAutoConfiguration {
 			.withMemoryDomains(ram.getMemoryDomains())
 			.withCpuClass(ram.getCpuClass())
 			.withDeferredLimit(ram.getDeferredLimit());
-		for (ExecutorForRamConfigCustomizer customizer : customizers.orderedStream().toList()) {
-			config = customizer.customize(config);
-		}
-		return config;
+		return customize(config, customizers, ExecutorForRamConfigCustomizer::customize);
 	}
 
 	// destroyMethod stays as the fallback for a context that failed before its lifecycle started; once
@@ -81,10 +80,7 @@ public class UformAutoConfiguration {
 		ExecutorForVramConfig config = new ExecutorForVramConfig(vram.getDevices(), vram.getGpuClass(),
 				vram.getMemoryDomains(), vram.getCpuClass(), null,
 				(vram.getScratchLimit() != null) ? vram.getScratchLimit().toBytes() : null, vram.getDeferredLimit());
-		for (ExecutorForVramConfigCustomizer customizer : customizers.orderedStream().toList()) {
-			config = customizer.customize(config);
-		}
-		return config;
+		return customize(config, customizers, ExecutorForVramConfigCustomizer::customize);
 	}
 
 	// Not a default candidate: injecting an io.uform.Executor by type keeps meaning the RAM executor;
@@ -102,5 +98,16 @@ public class UformAutoConfiguration {
 	UformExecutorLifecycle uformVramExecutorLifecycle(@Qualifier(VRAM_EXECUTOR_BEAN_NAME) Executor executor,
 			UformProperties properties) {
 		return new UformExecutorLifecycle(VRAM_EXECUTOR_BEAN_NAME, executor, properties.getShutdown());
+	}
+
+	/**
+	 * Applies the customizer beans to a config in {@code @Order} order, each to the previous one's result.
+	 */
+	private static <C, K> C customize(C config, ObjectProvider<K> customizers, BiFunction<K, C, C> apply) {
+		C customized = config;
+		for (K customizer : customizers.orderedStream().toList()) {
+			customized = apply.apply(customizer, customized);
+		}
+		return customized;
 	}
 }
