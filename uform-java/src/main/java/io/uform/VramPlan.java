@@ -82,6 +82,18 @@ final class VramPlan {
 			throw UformException.invalid("scratchLimit", config.scratchLimit(),
 					"must be at least 1 byte, or absent to let scratch grow until the device is full");
 		}
+		if (config.scratchLimit() != null) {
+			// A limit no device can reach is a typo (a unit off), not a ceiling: refuse it rather than let
+			// it read as a promise of scratch the device cannot give.
+			for (GpuDevice device : devices) {
+				if (config.scratchLimit() > device.memoryBytes()) {
+					throw UformException.invalid("scratchLimit", config.scratchLimit(), "device "
+							+ all.indexOf(device) + " (" + device.name() + ") has " + device.memoryBytes()
+							+ " bytes (" + (device.memoryBytes() >> 20) + " MiB); use at most that, or leave it "
+							+ "absent to let scratch grow until the device is full");
+				}
+			}
+		}
 		long scratchLimit = (config.scratchLimit() == null) ? Long.MAX_VALUE : config.scratchLimit();
 		List<GpuRuntime> backends = new ArrayList<>();
 		List<Integer> runtimeOrdinals = new ArrayList<>();
@@ -169,8 +181,23 @@ final class VramPlan {
 		List<String> known = new ArrayList<>(GpuClasses.known());
 		known.add("simulated");
 		if (!known.contains(asked)) {
-			throw UformException.invalid("gpuClass", "'" + asked + "'", "not a GPU class uform knows; known classes: "
-					+ String.join(", ", known));
+			// The classes every chosen device runs come first, as suggestions and as the list.
+			List<String> here = new ArrayList<>();
+			for (String name : known) {
+				if (devices.stream().allMatch((device) -> runsOn(name, device.gpuClass()))) {
+					here.add(name);
+				}
+			}
+			List<String> candidates = new ArrayList<>(here);
+			known.stream().filter((name) -> !here.contains(name)).forEach(candidates::add);
+			List<String> near = NearestNames.nearest(asked, candidates);
+			String classes = here.isEmpty() ? "the known classes are " + String.join(", ", known)
+					: "the classes " + ((ordinals.size() == 1) ? "device " + ordinals.get(0) : "devices " + ordinals)
+							+ " can run are " + String.join(", ", here) + " (or leave it absent for each device's own class)";
+			throw UformException.invalid("gpuClass", "'" + asked + "'", near.isEmpty()
+					? "not a GPU class uform knows, nor close to one; " + classes
+					: "not a GPU class uform knows; did you mean " + NearestNames.either(near) + "? "
+							+ Character.toUpperCase(classes.charAt(0)) + classes.substring(1));
 		}
 		for (int i = 0; i < devices.size(); i++) {
 			GpuDevice device = devices.get(i);

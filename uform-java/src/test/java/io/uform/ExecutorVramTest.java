@@ -210,6 +210,11 @@ class ExecutorVramTest {
 			.hasMessageContaining("not a GPU class uform knows");
 		assertThatThrownBy(() -> vram(ExecutorForVramConfig.defaults().withScratchLimit(0L)))
 			.hasMessageContaining("Invalid scratchLimit = 0");
+		long deviceBytes = DEVICE_MEMORY;
+		assertThatThrownBy(() -> vram(ExecutorForVramConfig.defaults().withDevices(List.of(0)).withScratchLimit(deviceBytes + 1)))
+			.hasMessageContaining("Invalid scratchLimit = " + (deviceBytes + 1))
+			.hasMessageContaining("device 0 (")
+			.hasMessageContaining("has " + deviceBytes + " bytes");
 		assertThatThrownBy(() -> vram(ExecutorForVramConfig.defaults().withDeferredLimit(0)))
 			.hasMessageContaining("deferredLimit");
 		assertThat(this.made).isEmpty();

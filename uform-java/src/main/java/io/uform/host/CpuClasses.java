@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.uform.NearestNames;
 import io.uform.UformException;
 
 /**
@@ -69,11 +70,24 @@ import io.uform.UformException;
  * {@link #best()} is the last available one in that order. {@code arm-sve} does not need
  * {@code i8mm}, so Fujitsu A64FX (SVE without dot products) still gets SVE kernels.
  * {@code serial} is always available.
+ *
+ * <h2>Architectures</h2>
+ * The {@code intel-*} and {@code amd-*} classes are for x86-64 CPUs, the {@code arm-*} classes
+ * for aarch64 ones, and {@code serial} for every CPU. The architecture is read from the same file:
+ * x86-64 where {@code /proc/cpuinfo} has {@code flags} lines, aarch64 where it has
+ * {@code Features} lines, and from the JVM's {@code os.arch} where it has neither. An unknown class
+ * name is answered with the nearest known names and the classes of this architecture only.
  */
 public final class CpuClasses {
 
 	/** The class every CPU has: portable code with no SIMD dispatch. */
 	public static final String SERIAL = "serial";
+
+	/** The architecture of the {@code intel-*} and {@code amd-*} classes, as messages name it. */
+	static final String X86_64 = "x86-64";
+
+	/** The architecture of the {@code arm-*} classes, as messages name it. */
+	static final String AARCH64 = "aarch64";
 
 	private static final Map<String, Set<String>> REQUIRED = vocabulary();
 
@@ -83,8 +97,11 @@ public final class CpuClasses {
 
 	private final List<String> available;
 
-	private CpuClasses(Set<String> flags) {
+	private final String architecture;
+
+	private CpuClasses(Set<String> flags, String architecture) {
 		this.flags = Collections.unmodifiableSet(new TreeSet<>(flags));
+		this.architecture = architecture;
 		List<String> offered = new ArrayList<>();
 		REQUIRED.forEach((name, needs) -> {
 			if (flags.containsAll(needs)) {
@@ -142,6 +159,16 @@ public final class CpuClasses {
 	 * @return the classes; only {@code serial} where the file is missing or unreadable
 	 */
 	public static CpuClasses read(Path root) {
+		return read(root, System.getProperty("os.arch"));
+	}
+
+	/**
+	 * As {@link #read(Path)}, with the {@code os.arch} to fall back on given.
+	 * @param root the root directory
+	 * @param osArch the architecture where the file does not say, spelled as {@code os.arch}
+	 * @return the classes
+	 */
+	static CpuClasses read(Path root, String osArch) {
 		String text = "";
 		try {
 			Path cpuinfo = root.resolve("proc/cpuinfo");
@@ -152,7 +179,7 @@ public final class CpuClasses {
 		catch (IOException ex) {
 			// No cpuinfo (not Linux, or a sandbox): only serial is safe to dispatch.
 		}
-		return fromCpuinfo(text);
+		return fromCpuinfo(text, osArch);
 	}
 
 	/**
@@ -163,7 +190,20 @@ public final class CpuClasses {
 	 * @return the classes
 	 */
 	public static CpuClasses fromCpuinfo(String cpuinfo) {
+		return fromCpuinfo(cpuinfo, System.getProperty("os.arch"));
+	}
+
+	/**
+	 * As {@link #fromCpuinfo(String)}, with the {@code os.arch} to fall back on given: the
+	 * architecture is x86-64 where the text has {@code flags} lines, aarch64 where it has
+	 * {@code Features} lines, and {@code osArch}'s where it has neither.
+	 * @param cpuinfo the file's text
+	 * @param osArch the architecture where the text does not say, spelled as {@code os.arch}
+	 * @return the classes
+	 */
+	static CpuClasses fromCpuinfo(String cpuinfo, String osArch) {
 		Set<String> flags = null;
+		String architecture = null;
 		for (String line : cpuinfo.split("\n")) {
 			int colon = line.indexOf(':');
 			if (colon < 0) {
@@ -171,6 +211,7 @@ public final class CpuClasses {
 			}
 			String key = line.substring(0, colon).trim();
 			if (key.equals("flags") || key.equals("Features")) {
+				architecture = key.equals("flags") ? X86_64 : AARCH64;
 				Set<String> these = new TreeSet<>(Arrays.asList(line.substring(colon + 1).trim().split("\\s+")));
 				these.remove("");
 				if (flags == null) {
@@ -181,7 +222,32 @@ public final class CpuClasses {
 				}
 			}
 		}
-		return new CpuClasses((flags != null) ? flags : Set.of());
+		return new CpuClasses((flags != null) ? flags : Set.of(),
+				(architecture != null) ? architecture : architectureOf(osArch));
+	}
+
+	/**
+	 * The architecture an {@code os.arch} value names, as the classes know them.
+	 * @param osArch like {@code amd64} or {@code aarch64}
+	 * @return {@link #X86_64}, {@link #AARCH64}, or {@code null} for any other architecture
+	 */
+	static String architectureOf(String osArch) {
+		if (osArch == null) {
+			return null;
+		}
+		return switch (osArch) {
+			case "amd64", "x86_64", "x86-64" -> X86_64;
+			case "aarch64", "arm64" -> AARCH64;
+			default -> null;
+		};
+	}
+
+	/** The architecture whose CPUs a class is for: {@code null} for {@code serial}, which is for all. */
+	private static String architectureOfClass(String cpuClass) {
+		if (cpuClass.equals(SERIAL)) {
+			return null;
+		}
+		return cpuClass.startsWith("arm-") ? AARCH64 : X86_64;
 	}
 
 	/**
@@ -201,7 +267,7 @@ public final class CpuClasses {
 	public static Set<String> requiredFlags(String cpuClass) {
 		Set<String> needs = REQUIRED.get(cpuClass);
 		if (needs == null) {
-			throw unknown("cpuClass", cpuClass);
+			throw unknown("cpuClass", cpuClass, architectureOf(System.getProperty("os.arch")), null);
 		}
 		return needs;
 	}
@@ -224,6 +290,14 @@ public final class CpuClasses {
 	}
 
 	/**
+	 * The architecture of this CPU, as the class names divide them.
+	 * @return {@link #X86_64}, {@link #AARCH64}, or {@code null} when neither
+	 */
+	String architecture() {
+		return this.architecture;
+	}
+
+	/**
 	 * The CPU flags the classes were judged by.
 	 * @return the flags every processor reports
 	 */
@@ -236,14 +310,15 @@ public final class CpuClasses {
 	 * @param field the config field, as the user spells it, for the message
 	 * @param requested the class, or {@code null} for the CPU's best
 	 * @return the class to dispatch as
-	 * @throws UformException {@code INVALID_ARGUMENT} listing the known or the available classes
+	 * @throws UformException {@code INVALID_ARGUMENT} naming the nearest known classes and listing
+	 *         this architecture's classes, or listing the classes this CPU offers
 	 */
 	public String resolve(String field, String requested) {
 		if (requested == null) {
 			return best();
 		}
 		if (!REQUIRED.containsKey(requested)) {
-			throw unknown(field, requested);
+			throw unknown(field, requested, this.architecture, best());
 		}
 		if (!this.available.contains(requested)) {
 			Set<String> missing = new TreeSet<>(REQUIRED.get(requested));
@@ -255,8 +330,41 @@ public final class CpuClasses {
 		return requested;
 	}
 
-	private static UformException unknown(String field, String requested) {
-		return UformException.invalid(field, "'" + requested + "'",
-				"not a CPU class uform knows; known classes: " + String.join(", ", REQUIRED.keySet()));
+	/**
+	 * The failure for a class name uform does not know: the nearest known names, this
+	 * architecture's first (the other architecture's said to be so), then the classes of this
+	 * architecture, or every class where the architecture is neither x86-64 nor aarch64.
+	 */
+	private static UformException unknown(String field, String requested, String architecture, String best) {
+		List<String> here = new ArrayList<>();
+		for (String name : REQUIRED.keySet()) {
+			String of = architectureOfClass(name);
+			if (architecture == null || of == null || of.equals(architecture)) {
+				here.add(name);
+			}
+		}
+		List<String> candidates = new ArrayList<>(here);
+		REQUIRED.keySet().stream().filter((name) -> !here.contains(name)).forEach(candidates::add);
+		List<String> near = NearestNames.nearest(requested, candidates);
+		List<String> foreign = near.stream().filter((name) -> !here.contains(name)).toList();
+		String classes = ((architecture != null) ? "the " + architecture + " classes are " : "the known classes are ")
+				+ String.join(", ", here) + ((best != null) ? " (or leave it unset for " + best + ")" : "");
+		String fix;
+		if (near.isEmpty()) {
+			fix = "not a CPU class uform knows, nor close to one; " + classes;
+		}
+		else if (foreign.isEmpty()) {
+			fix = "not a CPU class uform knows; did you mean " + NearestNames.either(near) + "? "
+					+ Character.toUpperCase(classes.charAt(0)) + classes.substring(1);
+		}
+		else {
+			int last = foreign.size() - 1;
+			String which = (foreign.size() == near.size()) ? ((last == 0) ? "It is" : "They are")
+					: (last == 0) ? foreign.get(0) + " is"
+							: String.join(", ", foreign.subList(0, last)) + " and " + foreign.get(last) + " are";
+			fix = "not a CPU class uform knows; did you mean " + NearestNames.either(near) + "? " + which + " for "
+					+ architectureOfClass(foreign.get(0)) + " CPUs; " + classes;
+		}
+		return UformException.invalid(field, "'" + requested + "'", fix);
 	}
 }

@@ -16,6 +16,14 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class CpuClassesTest {
 
+	/** Every x86-64 class, in the order of {@link CpuClasses#known()}. */
+	private static final List<String> X86 = List.of("serial", "intel-haswell", "intel-alderlake", "intel-skylake",
+			"intel-icelake", "amd-genoa", "amd-turin", "intel-sapphirerapids", "intel-sapphireamx");
+
+	/** Every aarch64 class, in the order of {@link CpuClasses#known()}. */
+	private static final List<String> ARM = List.of("serial", "arm-neon", "arm-neonhalf", "arm-neonsdot", "arm-sve",
+			"arm-sve2");
+
 	static Stream<Arguments> machines() {
 		return Stream.of(
 				Arguments.of("local-epyc-zen4", "amd-genoa",
@@ -106,15 +114,108 @@ class CpuClassesTest {
 	}
 
 	@Test
-	void unknownClassIsInvalidAndListsTheKnownOnes() {
+	void unknownClassIsInvalidAndListsThisArchitecturesClasses() {
 		CpuClasses classes = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
 		assertThatExceptionOfType(UformException.class).isThrownBy(() -> classes.resolve("cpuClass", "intel-pentium"))
 			.satisfies((ex) -> assertThat(ex.status()).isEqualTo(UformException.Status.INVALID_ARGUMENT))
+			.satisfies((ex) -> assertThat(ex.field()).isEqualTo("cpuClass"))
+			.satisfies((ex) -> assertThat(ex.value()).isEqualTo("'intel-pentium'"))
 			.withMessageContaining("cpuClass")
 			.withMessageContaining("'intel-pentium'")
-			.withMessageContaining(String.join(", ", CpuClasses.known()));
+			.withMessageContaining(String.join(", ", X86));
 		assertThatExceptionOfType(UformException.class).isThrownBy(() -> CpuClasses.requiredFlags("haswell"))
 			.withMessageContaining("intel-haswell");
+	}
+
+	@Test
+	void architectureComesFromTheCpuinfoKeysThenFromOsArch() {
+		assertThat(CpuClasses.read(Fixtures.root("zen4-epyc-9654"), "aarch64").architecture()).isEqualTo("x86-64");
+		assertThat(CpuClasses.read(Fixtures.root("neoverse-v1-graviton3"), "amd64").architecture()).isEqualTo("aarch64");
+		assertThat(CpuClasses.fromCpuinfo("", "amd64").architecture()).isEqualTo("x86-64");
+		assertThat(CpuClasses.fromCpuinfo("", "x86_64").architecture()).isEqualTo("x86-64");
+		assertThat(CpuClasses.fromCpuinfo("", "aarch64").architecture()).isEqualTo("aarch64");
+		assertThat(CpuClasses.fromCpuinfo("", "ppc64le").architecture()).isNull();
+		assertThat(CpuClasses.fromCpuinfo("", null).architecture()).isNull();
+	}
+
+	@Test
+	void typoOnX86SuggestsTheNearestClassAndListsTheX86Classes() {
+		CpuClasses zen4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"), "aarch64");
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "intel-haswel"))
+			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo(
+					"not a CPU class uform knows; did you mean intel-haswell? The x86-64 classes are "
+							+ String.join(", ", X86) + " (or leave it unset for amd-genoa)"))
+			.withMessageStartingWith("Invalid cpuClass = 'intel-haswel': not a CPU class uform knows; did you mean ")
+			.withMessageNotContaining("arm-");
+	}
+
+	@Test
+	void sameTypoOnAarch64ListsTheArmClassesAndSaysTheSuggestionIsForX86() {
+		CpuClasses graviton3 = CpuClasses.read(Fixtures.root("neoverse-v1-graviton3"), "amd64");
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> graviton3.resolve("cpuClass", "intel-haswel"))
+			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo(
+					"not a CPU class uform knows; did you mean intel-haswell? It is for x86-64 CPUs; "
+							+ "the aarch64 classes are "
+							+ String.join(", ", ARM) + " (or leave it unset for arm-sve)"));
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> graviton3.resolve("cpuClass", "intel-sapphirerapid"))
+			.satisfies((ex) -> assertThat(ex.fix()).startsWith("not a CPU class uform knows; "
+					+ "did you mean intel-sapphirerapids? It is for x86-64 CPUs; the aarch64 "));
+		CpuClasses zen4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "sve3"))
+			.satisfies((ex) -> assertThat(ex.fix()).startsWith("not a CPU class uform knows; "
+					+ "did you mean arm-sve or arm-sve2? They are for aarch64 CPUs; the x86-64 "));
+		// An aarch64 machine whose cpuinfo says nothing: os.arch decides.
+		CpuClasses bare = CpuClasses.fromCpuinfo("", "aarch64");
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> bare.resolve("cpuClass", "arm-sve3"))
+			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo(
+					"not a CPU class uform knows; did you mean arm-sve or arm-sve2? The aarch64 classes are "
+							+ String.join(", ", ARM) + " (or leave it unset for serial)"));
+	}
+
+	@Test
+	void thisArchitecturesNearestNamesComeFirst() {
+		// 'amd-geon' is two edits from amd-genoa and from arm-neon.
+		CpuClasses zen4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "amd-geon"))
+			.satisfies((ex) -> assertThat(ex.fix())
+				.startsWith("not a CPU class uform knows; did you mean amd-genoa or arm-neon? "
+						+ "arm-neon is for aarch64 CPUs; "));
+		CpuClasses graviton3 = CpuClasses.read(Fixtures.root("neoverse-v1-graviton3"));
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> graviton3.resolve("cpuClass", "amd-geon"))
+			.satisfies((ex) -> assertThat(ex.fix())
+				.startsWith("not a CPU class uform knows; did you mean arm-neon or amd-genoa? "
+						+ "amd-genoa is for x86-64 CPUs; "));
+	}
+
+	@Test
+	void aNameWithoutItsVendorOrInAnotherCaseIsNearItsClass() {
+		CpuClasses zen4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "haswell"))
+			.satisfies((ex) -> assertThat(ex.fix())
+				.startsWith("not a CPU class uform knows; did you mean intel-haswell? "));
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "AMD-Genoa"))
+			.satisfies((ex) -> assertThat(ex.fix()).startsWith("not a CPU class uform knows; did you mean amd-genoa? "));
+	}
+
+	@Test
+	void garbageSuggestsNothingAndListsThisArchitecturesClasses() {
+		CpuClasses zen4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "fastest"))
+			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo("not a CPU class uform knows, nor close to one; "
+					+ "the x86-64 classes are " + String.join(", ", X86) + " (or leave it unset for amd-genoa)"));
+		CpuClasses graviton2 = CpuClasses.read(Fixtures.root("neoverse-n1-graviton2"));
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> graviton2.resolve("cpuClass", "fastest"))
+			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo("not a CPU class uform knows, nor close to one; "
+					+ "the aarch64 classes are " + String.join(", ", ARM) + " (or leave it unset for arm-neonhalf)"));
+	}
+
+	@Test
+	void anotherArchitectureListsEveryClass() {
+		CpuClasses power = CpuClasses.fromCpuinfo("", "ppc64le");
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> power.resolve("cpuClass", "fastest"))
+			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo("not a CPU class uform knows, nor close to one; "
+					+ "the known classes are " + String.join(", ", CpuClasses.known()) + " (or leave it unset for serial)"));
 	}
 
 	@Test
