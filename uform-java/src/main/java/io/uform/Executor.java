@@ -644,7 +644,8 @@ public final class Executor implements AutoCloseable {
 		return new ExecutorStatistics(name(), this.kind, state, pool.mood(), threads(), domains,
 				this.placement.cpuClass(), (pinned == null) ? "pinned" : "not pinned: " + pinned, pool.forks(),
 				deferred.inFlight(), deferred.limit(), deferred.completed(), deferred.failed(), deferred.cancelled(),
-				deferred.rejected(), this.resources.ordinals, List.copyOf(scratch));
+				deferred.rejected(), deferred.running(), deferred.waitCount(), deferred.waitNanos(), deferred.runCount(),
+				deferred.runNanos(), this.resources.ordinals, List.copyOf(scratch));
 	}
 
 	@Override

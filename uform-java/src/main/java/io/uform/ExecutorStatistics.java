@@ -25,6 +25,15 @@ import java.util.List;
  * @param deferredRejected submissions refused: no slot in time, interrupted while waiting, or after
  *        free. Every accepted call ends as exactly one of completed, failed or cancelled, so
  *        completed + failed + cancelled + in flight = accepted
+ * @param deferredRunning deferred calls running now (0 or 1: they run one at a time); the rest of
+ *        {@code deferredInFlight} is queued
+ * @param deferredWaitCount deferred calls that started running, whatever their outcome
+ * @param deferredWaitNanos time those calls waited between being accepted (a slot taken, the call
+ *        queued) and starting, summed, in nanoseconds; {@code deferredWaitNanos / deferredWaitCount}
+ *        is the mean wait. Time a submitter spent waiting for a slot is not in it
+ * @param deferredRunCount deferred calls that ran to an end, returning or throwing (completed plus
+ *        failed, counted a moment before those counters are)
+ * @param deferredRunNanos time those calls ran, from start to return or throw, summed, in nanoseconds
  * @param devices a VRAM executor's devices, as ordinals in {@link Uform#gpuDevices()}; empty for a
  *        RAM executor
  * @param scratch a VRAM executor's activation scratch, one entry per device; empty for a RAM
@@ -33,7 +42,8 @@ import java.util.List;
 public record ExecutorStatistics(String name, Executor.Kind kind, Executor.State state, Mood mood, int threads,
 		List<Integer> memoryDomains, String cpuClass, String pinning, long forks, int deferredInFlight,
 		int deferredLimit, long deferredCompleted, long deferredFailed, long deferredCancelled, long deferredRejected,
-		List<Integer> devices, List<ScratchStatistics> scratch) {
+		int deferredRunning, long deferredWaitCount, long deferredWaitNanos, long deferredRunCount,
+		long deferredRunNanos, List<Integer> devices, List<ScratchStatistics> scratch) {
 
 	/**
 	 * How many memory domains (colocations) the threads span.

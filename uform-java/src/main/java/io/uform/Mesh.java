@@ -52,6 +52,9 @@ public final class Mesh implements AutoCloseable {
 	/** {@code null} for a run with no peers. */
 	private final FileRendezvous rendezvous;
 
+	/** Time {@link #bootstrap} took, from its call to its return; set once, before the mesh is published. */
+	private final Duration bootstrapDuration;
+
 	/** Serialises {@link #free()}: one caller leaves, the others wait for it. */
 	private final Object freeing = new Object();
 
@@ -61,11 +64,13 @@ public final class Mesh implements AutoCloseable {
 	/** Meshes with peers not yet freed, which the shutdown hook leaves (see the class comment). */
 	private static final Set<Mesh> LIVE = ConcurrentHashMap.newKeySet();
 
-	private Mesh(Executor executor, String lent, MeshDescription description, FileRendezvous rendezvous) {
+	private Mesh(Executor executor, String lent, MeshDescription description, FileRendezvous rendezvous,
+			long startNanos) {
 		this.executor = executor;
 		this.lent = lent;
 		this.description = description;
 		this.rendezvous = rendezvous;
+		this.bootstrapDuration = Duration.ofNanos(System.nanoTime() - startNanos);
 	}
 
 	/**
@@ -98,6 +103,7 @@ public final class Mesh implements AutoCloseable {
 	 * @param multicast gets each device and its backend ordinal
 	 */
 	static Mesh bootstrap(Executor executor, MeshOptions options, BiPredicate<GpuDevice, Integer> multicast) {
+		long start = System.nanoTime();
 		UformException.requireArgument(executor, "executor", "pass the VRAM executor whose devices join the mesh");
 		UformException.requireArgument(options, "options", "pass MeshOptions.defaults() for a mesh of one process");
 		Settings settings = Settings.of(options);
@@ -127,7 +133,7 @@ public final class Mesh implements AutoCloseable {
 				List<Boolean> flags = announced.stream().map(MemberDevice::multicast).toList();
 				MeshDescription alone = new MeshDescription(0, 1, devices.size(), gpus, domains(devices.size(), gpus),
 						tier(List.of(flags), 0, gpus), settings.job, devices, List.of(FileRendezvous.hostName()));
-				return new Mesh(executor, lent, alone, null);
+				return new Mesh(executor, lent, alone, null, start);
 			}
 			MemberRecord self = FileRendezvous.announce(settings.job, settings.index, settings.count, gpus,
 					settings.gpusPerMultimemDomain == null, settings.timeout, announced);
@@ -142,7 +148,7 @@ public final class Mesh implements AutoCloseable {
 			}
 			MeshDescription joined = new MeshDescription(settings.index, settings.count, devices.size(), gpus,
 					domains(total, gpus), tier(flags, settings.index, gpus), settings.job, devices, hosts);
-			Mesh mesh = new Mesh(executor, lent, joined, rendezvous);
+			Mesh mesh = new Mesh(executor, lent, joined, rendezvous, start);
 			leaveAtExit(mesh);
 			return mesh;
 		}
@@ -201,6 +207,19 @@ public final class Mesh implements AutoCloseable {
 					+ "(Mesh.bootstrap) to describe it");
 		}
 		return this.description;
+	}
+
+	/**
+	 * How long {@link #bootstrap} took to return this mesh: checking the options, announcing this
+	 * process, waiting for every other process to join and agree, and reading their records. For a
+	 * run with no peers, the checks and the devices' multicast probes alone. With peers it is mostly
+	 * the wait for the last process to arrive, so it says more about when the processes started than
+	 * about the file system; the process that arrived last measures the rendezvous itself. Answers
+	 * after {@link #free()} too: it is a fact about the join, which does not change.
+	 * @return the time spent in {@code bootstrap}, at least zero
+	 */
+	public Duration bootstrapDuration() {
+		return this.bootstrapDuration;
 	}
 
 	/**

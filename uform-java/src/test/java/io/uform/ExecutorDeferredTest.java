@@ -132,6 +132,58 @@ class ExecutorDeferredTest {
 	}
 
 	@Test
+	void statisticsTimeEachCallsWaitAndRunAndShowTheOneRunning() throws Exception {
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1).withDeferredLimit(4))) {
+			ExecutorStatistics idle = executor.statistics();
+			assertThat(idle.deferredRunning()).isZero();
+			assertThat(idle.deferredWaitCount()).isZero();
+			assertThat(idle.deferredRunCount()).isZero();
+			CountDownLatch release = new CountDownLatch(1);
+			CountDownLatch running = new CountDownLatch(1);
+			CompletableFuture<Object> held = executor.defer(() -> {
+				running.countDown();
+				release.await();
+				return null;
+			});
+			try {
+				checkWhileHeld(executor, running, release, held);
+			}
+			finally {
+				// Else a failed assertion leaves close() waiting for the held call for ever.
+				release.countDown();
+			}
+		}
+	}
+
+	private static void checkWhileHeld(Executor executor, CountDownLatch running, CountDownLatch release,
+			CompletableFuture<Object> held) throws Exception {
+		running.await();
+		CompletableFuture<Object> queued = executor.defer(() -> {
+			throw new IllegalStateException("fails, and still ran");
+		});
+		CompletableFuture<Object> cancelled = executor.defer(() -> "never runs");
+		cancelled.cancel(false);
+		ExecutorStatistics busy = executor.statistics();
+		assertThat(busy.deferredRunning()).isEqualTo(1);
+		assertThat(busy.deferredInFlight()).isEqualTo(3);
+		assertThat(busy.deferredWaitCount()).as("only the held call has started").isEqualTo(1);
+		assertThat(busy.deferredRunCount()).isZero();
+		Thread.sleep(100);
+		release.countDown();
+		held.get(10, TimeUnit.SECONDS);
+		assertThatThrownBy(() -> queued.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+		executor.drain();
+		ExecutorStatistics done = executor.statistics();
+		assertThat(done.deferredRunning()).isZero();
+		assertThat(done.deferredWaitCount()).as("the cancelled call never started").isEqualTo(2);
+		assertThat(done.deferredRunCount()).isEqualTo(2).isEqualTo(done.deferredCompleted() + done.deferredFailed());
+		assertThat(done.deferredCancelled()).isEqualTo(1);
+		// The held call ran at least the 100 ms it was held; the failing one waited at least as long.
+		assertThat(done.deferredRunNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+		assertThat(done.deferredWaitNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+	}
+
+	@Test
 	void aCallThatDefersWhileTheLimitIsFullIsRejectedInsteadOfWaitingForItself() throws Exception {
 		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1).withDeferredLimit(1))) {
 			CompletableFuture<Object> outer = executor.defer(() -> executor.defer(() -> "inner"));

@@ -162,6 +162,28 @@ class MeshTest {
 		assertThat(names(this.directory)).isEmpty();
 	}
 
+	@Test
+	void bootstrapDurationIsTheTimeSpentInBootstrapWaitingForTheLastProcessIncluded() throws Exception {
+		Executor alone = vram(0);
+		long before = System.nanoTime();
+		Mesh solo = Mesh.bootstrap(alone);
+		Duration around = Duration.ofNanos(System.nanoTime() - before);
+		assertThat(solo.bootstrapDuration()).isGreaterThanOrEqualTo(Duration.ZERO).isLessThanOrEqualTo(around);
+		solo.free();
+		assertThat(solo.bootstrapDuration()).as("a fact about the join: it answers after free").isLessThanOrEqualTo(around);
+		// With a peer that arrives 300 ms late, the first process's bootstrap includes the wait for it.
+		Executor early = vram(0);
+		Executor late = vram(1);
+		// A thread of its own: on JDK 25 a 2-core machine's common pool may not run it beside other work.
+		CompletableFuture<Mesh> first = CompletableFuture.supplyAsync(() -> Mesh.bootstrap(early, options(0, 2, "late")),
+				(task) -> new Thread(task, "mesh-early").start());
+		Thread.sleep(300);
+		Mesh second = keep(Mesh.bootstrap(late, options(1, 2, "late")));
+		Mesh waited = keep(first.get(30, TimeUnit.SECONDS));
+		assertThat(waited.bootstrapDuration()).isGreaterThanOrEqualTo(Duration.ofMillis(300))
+			.isGreaterThan(second.bootstrapDuration());
+	}
+
 	// Lifecycle
 
 	@Test

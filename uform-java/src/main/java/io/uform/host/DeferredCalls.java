@@ -46,6 +46,16 @@ import io.uform.UformException.Status;
  * call may be waiting for that task's fork). From them, a full limit is an immediate rejection.</li>
  * <li>Accounting: every accepted call ends as exactly one of completed, failed or cancelled;
  * every refused submission (no slot in time, interrupted, after free) counts as rejected.</li>
+ * <li>Timing, for metrics: a call is stamped with {@link System#nanoTime()} once when it is accepted
+ * (by its submitter, after it has a slot and before it takes the lock), once when it starts and
+ * once when it returns (both by the runner); nothing is allocated. {@code waitCount}/{@code waitNanos}
+ * (accepted to started) and {@code runCount}/{@code runNanos} (started to returned, the
+ * {@code beforeEachCall} hook included) have a single writer, the runner, which publishes each with a
+ * release store ({@link AtomicLong#lazySet}) rather than a read-modify-write: no other thread writes
+ * them, so no update is lost, and observers on any thread read them with {@code get()}. The runner
+ * writes the total before the count, so an observer that reads the count first never sees a count
+ * whose calls are missing from the total. Calls that never start (cancelled, abandoned) are in
+ * neither.</li>
  * </ul>
  */
 public final class DeferredCalls {
@@ -82,6 +92,16 @@ public final class DeferredCalls {
 	private final AtomicLong cancelled = new AtomicLong();
 
 	private final AtomicLong rejected = new AtomicLong();
+
+	/** Calls that started, and their time from accepted to started: written by the runner only. */
+	private final AtomicLong waitCount = new AtomicLong();
+
+	private final AtomicLong waitNanos = new AtomicLong();
+
+	/** Calls that returned or threw, and their time from started to returned: written by the runner only. */
+	private final AtomicLong runCount = new AtomicLong();
+
+	private final AtomicLong runNanos = new AtomicLong();
 
 	private long submitted;
 
@@ -169,6 +189,7 @@ public final class DeferredCalls {
 		boolean onRunner = Thread.currentThread() == this.runner;
 		boolean inTask = !onRunner && this.cannotWait.getAsBoolean();
 		acquireSlot((onRunner || inTask) ? Duration.ZERO : maxWait, onRunner, inTask);
+		long accepted = System.nanoTime();
 		CompletableFuture<T> future = new CompletableFuture<>();
 		this.lock.lock();
 		try {
@@ -178,7 +199,7 @@ public final class DeferredCalls {
 				throw freedError();
 			}
 			this.submitted++;
-			this.queue.addLast(new Call<>(this.submitted, call, future));
+			this.queue.addLast(new Call<>(this.submitted, call, future, accepted));
 			this.changed.signalAll();
 		}
 		finally {
@@ -292,6 +313,18 @@ public final class DeferredCalls {
 			return;
 		}
 		DeferredCompletions.complete(call.future, result, thrown, this::countFinished);
+	}
+
+	/** On the runner: a call started {@code nanos} after it was accepted. */
+	void recordStart(long nanos) {
+		this.waitNanos.lazySet(this.waitNanos.get() + nanos);
+		this.waitCount.lazySet(this.waitCount.get() + 1);
+	}
+
+	/** On the runner: a call returned or threw {@code nanos} after it started. */
+	void recordRun(long nanos) {
+		this.runNanos.lazySet(this.runNanos.get() + nanos);
+		this.runCount.lazySet(this.runCount.get() + 1);
 	}
 
 	private void countFinished() {
@@ -525,6 +558,52 @@ public final class DeferredCalls {
 		return this.rejected.get();
 	}
 
+	/**
+	 * Calls running now: the one the runner has taken off the queue and not yet finished.
+	 * @return 0 or 1
+	 */
+	public int running() {
+		this.lock.lock();
+		try {
+			return (this.running != null) ? 1 : 0;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Calls that started running (whatever their outcome); the count of {@link #waitNanos()}.
+	 * @return a count
+	 */
+	public long waitCount() {
+		return this.waitCount.get();
+	}
+
+	/**
+	 * Time the started calls spent between being accepted (holding a slot, queued) and starting, summed.
+	 * @return nanoseconds
+	 */
+	public long waitNanos() {
+		return this.waitNanos.get();
+	}
+
+	/**
+	 * Calls that returned or threw; the count of {@link #runNanos()}.
+	 * @return a count
+	 */
+	public long runCount() {
+		return this.runCount.get();
+	}
+
+	/**
+	 * Time those calls ran, from start to return or throw, summed.
+	 * @return nanoseconds
+	 */
+	public long runNanos() {
+		return this.runNanos.get();
+	}
+
 	/** One queued call and the future it completes. */
 	static final class Call<T> {
 
@@ -534,16 +613,22 @@ public final class DeferredCalls {
 
 		final CompletableFuture<T> future;
 
+		/** When the submitter was given a slot: the start of the call's wait. */
+		final long acceptedNanos;
+
 		volatile long startedNanos;
 
-		Call(long sequence, Callable<T> callable, CompletableFuture<T> future) {
+		Call(long sequence, Callable<T> callable, CompletableFuture<T> future, long acceptedNanos) {
 			this.sequence = sequence;
 			this.callable = callable;
 			this.future = future;
+			this.acceptedNanos = acceptedNanos;
 		}
 
 		void run(DeferredCalls owner) {
-			this.startedNanos = System.nanoTime();
+			long started = System.nanoTime();
+			this.startedNanos = started;
+			owner.recordStart(started - this.acceptedNanos);
 			T result = null;
 			Throwable thrown = null;
 			try {
@@ -553,6 +638,8 @@ public final class DeferredCalls {
 			catch (Throwable ex) {
 				thrown = ex;
 			}
+			// Counted before finish() completes the future, so whoever sees the future done sees the call timed.
+			owner.recordRun(System.nanoTime() - started);
 			owner.finish(this, (thrown == null) ? Outcome.COMPLETED : Outcome.FAILED, result, thrown);
 		}
 	}
