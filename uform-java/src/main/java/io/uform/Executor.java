@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -510,6 +511,33 @@ public final class Executor implements AutoCloseable {
 			}
 			this.freeing = true;
 		}
+		if (!owned.releasing.compareAndSet(false, true)) {
+			// Another thread frees it, within its own period: wait for that rather than start a second,
+			// possibly unbounded, wait of our own on the same calls (a context's lifecycle frees with a
+			// period, and its destroy method may call free() while that runs).
+			awaitRelease(owned);
+			return;
+		}
+		try {
+			releaseOnce(owned, period);
+		}
+		finally {
+			owned.released.countDown();
+		}
+	}
+
+	private void awaitRelease(Resources owned) {
+		try {
+			owned.released.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new UformException(Status.INTERRUPTED, "free() of executor '" + name() + "' was interrupted while "
+					+ "another thread was freeing it; that thread goes on, and the interrupt flag is still set");
+		}
+	}
+
+	private void releaseOnce(Resources owned, Duration period) {
 		long deadline = deadline(period);
 		owned.deferred.shutdown();
 		boolean interrupted = false;
@@ -694,6 +722,12 @@ public final class Executor implements AutoCloseable {
 		 * then forks still run: the queued deferred calls that free() runs may fork.
 		 */
 		final AtomicBoolean freed = new AtomicBoolean();
+
+		/** Won by the one free() call that does the freeing; the others wait for {@link #released}. */
+		final AtomicBoolean releasing = new AtomicBoolean();
+
+		/** Opened when the winning free() call returns or throws. */
+		final CountDownLatch released = new CountDownLatch(1);
 
 		final AtomicReference<String> pinFailure = new AtomicReference<>();
 

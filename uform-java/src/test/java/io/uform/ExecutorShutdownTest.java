@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -107,6 +109,34 @@ class ExecutorShutdownTest {
 		assertThat(stats.deferredCancelled()).isEqualTo(5);
 		assertThat(stats.deferredCompleted()).isEqualTo(1);
 		assertThat(stats.deferredRejected()).isEqualTo(1);
+	}
+
+	@Test
+	void anUnboundedFreeDuringABoundedOneWaitsOnlyForThatOne() throws Exception {
+		// Spring frees with a period in its lifecycle and may call the destroy method's free() while that
+		// runs: the second call must end with the first, not wait for the stuck call itself.
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch running = new CountDownLatch(1);
+		executor.defer(new StuckCall(running, release));
+		running.await();
+		try {
+			ExecutorService callers = Executors.newFixedThreadPool(2);
+			CompletableFuture<Void> bounded = CompletableFuture.runAsync(() -> executor.free(Duration.ofMillis(500)),
+					callers);
+			Thread.sleep(100);
+			CompletableFuture<Void> unbounded = CompletableFuture.runAsync(executor::free, callers);
+			callers.shutdown();
+			// Without the hand-over it waits for the stuck call, which never returns before release.
+			unbounded.get(5, TimeUnit.SECONDS);
+			assertThat(executor.statistics().state()).isEqualTo(Executor.State.FREED);
+			assertThatThrownBy(() -> bounded.get(10, TimeUnit.SECONDS)).hasRootCauseInstanceOf(UformException.class)
+				.rootCause()
+				.hasMessageContaining("did not finish its work within PT0.5S");
+		}
+		finally {
+			release.countDown();
+		}
 	}
 
 	@Test
