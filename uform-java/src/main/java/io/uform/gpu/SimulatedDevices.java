@@ -114,6 +114,16 @@ public final class SimulatedDevices {
 	}
 
 	/**
+	 * The opt-in {@link #system()} has read, without reading it: for code that sets the properties on
+	 * a user's behalf (the Spring Boot starter) and must know whether it is already too late.
+	 * @return what {@link #system()} returns, or {@code null} while nothing in this process has
+	 * called it yet
+	 */
+	public static SimulatedDevices systemIfRead() {
+		return system;
+	}
+
+	/**
 	 * Reads the opt-in from the given sources, so that tests need not touch the real ones.
 	 * @param properties system properties, or a stand-in
 	 * @param environment environment variables, or a stand-in

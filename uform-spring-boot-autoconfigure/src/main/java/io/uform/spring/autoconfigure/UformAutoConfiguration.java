@@ -1,7 +1,13 @@
 package io.uform.spring.autoconfigure;
 
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.function.BiFunction;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -9,30 +15,48 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
 
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
 import io.uform.ExecutorForVramConfig;
+import io.uform.Mesh;
+import io.uform.MeshOptions;
+import io.uform.UformException;
 
 /**
- * Auto-configuration for uform executors: {@code uform.ram.*} becomes an {@link ExecutorForRamConfig}
- * bean, and that config the {@code uformRamExecutor} bean, freed when the context stops by an
- * {@link UformExecutorLifecycle} after the web server's graceful shutdown, waiting at most
- * {@code uform.shutdown.await-termination-period} for its deferred calls. {@code uform.vram.*}
- * likewise becomes an {@link ExecutorForVramConfig} and the {@code uformVramExecutor} bean, made where
- * {@code uform.vram.enabled} says ({@code auto}: only where this process sees a GPU); it is not a
- * default candidate, so injecting an {@link Executor} by type still gets the RAM executor.
+ * Auto-configuration for uform executors and the mesh.
  *
- * <p>The config bean and the executor bean are separate so that a user can replace either; both back
- * off when the user defines their own.
+ * <ul>
+ * <li>{@code uform.ram.*} becomes an {@link ExecutorForRamConfig} bean, and that config the
+ * {@code uformRamExecutor} bean, the default candidate for injecting an {@link Executor}.</li>
+ * <li>{@code uform.vram.*} becomes an {@link ExecutorForVramConfig} and the {@code uformVramExecutor}
+ * bean, made where {@code uform.vram.enabled} says ({@code auto}: only where this process sees a GPU).
+ * It is not a default candidate: ask for it with {@code @Qualifier("uformVramExecutor")}.</li>
+ * <li>{@code uform.mesh.*} becomes a {@link MeshOptions} bean when {@code uform.mesh.host-domain-count}
+ * is set, and the {@code uformMesh} bean, which borrows the VRAM executor.</li>
+ * </ul>
+ * The config beans and the beans made from them are separate so that a user can replace either; each
+ * backs off when the user defines their own. Customizer beans adjust a config, in {@code @Order}, before
+ * its executor or mesh is made.
+ *
+ * <h2>Lifecycle</h2>
+ * Executors run from the moment their bean is made; an {@link UformExecutorLifecycle} frees each after
+ * the web server's graceful shutdown. The mesh joins when its bean is made, which is before the web
+ * server starts, and an {@link UformMeshLifecycle} leaves it first when the context stops. Each bean
+ * also names {@code free} as its destroy method, for a context that fails before its lifecycle runs;
+ * a second free does nothing.
  */
 @AutoConfiguration
 @ConditionalOnClass(Executor.class)
 @EnableConfigurationProperties(UformProperties.class)
-public class UformAutoConfiguration {
+public final class UformAutoConfiguration {
 
 	/** Name of the RAM executor bean. */
 	public static final String RAM_EXECUTOR_BEAN_NAME = "uformRamExecutor";
@@ -40,18 +64,25 @@ public class UformAutoConfiguration {
 	/** Name of the VRAM executor bean. */
 	public static final String VRAM_EXECUTOR_BEAN_NAME = "uformVramExecutor";
 
+	/** Name of the mesh bean. */
+	public static final String MESH_BEAN_NAME = "uformMesh";
+
+	private static final Log logger = LogFactory.getLog(UformAutoConfiguration.class);
+
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "uform.ram.enabled", matchIfMissing = true)
 	ExecutorForRamConfig uformRamExecutorConfig(UformProperties properties,
-			ObjectProvider<ExecutorForRamConfigCustomizer> customizers) {
+			ObjectProvider<ExecutorForRamConfigCustomizer> customizers, ListableBeanFactory beans) {
 		UformProperties.Ram ram = properties.getRam();
-		ExecutorForRamConfig config = ExecutorForRamConfig.defaults()
-			.withThreads(ram.getThreads())
-			.withMemoryDomains(ram.getMemoryDomains())
-			.withCpuClass(ram.getCpuClass())
-			.withDeferredLimit(ram.getDeferredLimit());
-		return customize(config, customizers, ExecutorForRamConfigCustomizer::customize);
+		PropertyMapper map = PropertyMapper.get();
+		ExecutorForRamConfig config = ExecutorForRamConfig.defaults();
+		config = map.from(ram::getThreads).to(config, ExecutorForRamConfig::withThreads);
+		config = map.from(ram::getMemoryDomains).to(config, ExecutorForRamConfig::withMemoryDomains);
+		config = map.from(ram::getCpuClass).to(config, ExecutorForRamConfig::withCpuClass);
+		config = map.from(ram::getDeferredLimit).to(config, ExecutorForRamConfig::withDeferredLimit);
+		return customize(config, ExecutorForRamConfigCustomizer.class, customizers, beans,
+				ExecutorForRamConfigCustomizer::customize);
 	}
 
 	// destroyMethod stays as the fallback for a context that failed before its lifecycle started; once
@@ -60,27 +91,36 @@ public class UformAutoConfiguration {
 	@ConditionalOnMissingBean(name = RAM_EXECUTOR_BEAN_NAME)
 	@ConditionalOnBooleanProperty(name = "uform.ram.enabled", matchIfMissing = true)
 	Executor uformRamExecutor(ExecutorForRamConfig config) {
-		return Executor.forRam(config);
+		return UformStartupLog.made(RAM_EXECUTOR_BEAN_NAME, Executor.forRam(config));
 	}
 
 	@Bean
 	@ConditionalOnBean(name = RAM_EXECUTOR_BEAN_NAME)
 	@ConditionalOnMissingBean(name = "uformRamExecutorLifecycle")
 	UformExecutorLifecycle uformRamExecutorLifecycle(@Qualifier(RAM_EXECUTOR_BEAN_NAME) Executor executor,
-			UformProperties properties) {
-		return new UformExecutorLifecycle(RAM_EXECUTOR_BEAN_NAME, executor, properties.getShutdown());
+			UformProperties properties, Environment environment) {
+		return new UformExecutorLifecycle(RAM_EXECUTOR_BEAN_NAME, executor, properties.getShutdown(),
+				shutdownPhaseTimeout(environment));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@Conditional(OnVramEnabledCondition.class)
 	ExecutorForVramConfig uformVramExecutorConfig(UformProperties properties,
-			ObjectProvider<ExecutorForVramConfigCustomizer> customizers) {
+			ObjectProvider<ExecutorForVramConfigCustomizer> customizers, ListableBeanFactory beans) {
 		UformProperties.Vram vram = properties.getVram();
-		ExecutorForVramConfig config = new ExecutorForVramConfig(vram.getDevices(), vram.getGpuClass(),
-				vram.getMemoryDomains(), vram.getCpuClass(), null,
-				(vram.getScratchLimit() != null) ? vram.getScratchLimit().toBytes() : null, vram.getDeferredLimit());
-		return customize(config, customizers, ExecutorForVramConfigCustomizer::customize);
+		PropertyMapper map = PropertyMapper.get();
+		// Memory domains and CPU class have no wither: they are the record's own components.
+		ExecutorForVramConfig config = new ExecutorForVramConfig(null, null, vram.getMemoryDomains(),
+				vram.getCpuClass(), null, null, null);
+		config = map.from(vram::getDevices).to(config, ExecutorForVramConfig::withDevices);
+		config = map.from(vram::getGpuClass).to(config, ExecutorForVramConfig::withGpuClass);
+		config = map.from(vram::getScratchLimit)
+			.as((limit) -> limit.toBytes())
+			.to(config, ExecutorForVramConfig::withScratchLimit);
+		config = map.from(vram::getDeferredLimit).to(config, ExecutorForVramConfig::withDeferredLimit);
+		return customize(config, ExecutorForVramConfigCustomizer.class, customizers, beans,
+				ExecutorForVramConfigCustomizer::customize);
 	}
 
 	// Not a default candidate: injecting an io.uform.Executor by type keeps meaning the RAM executor;
@@ -89,25 +129,96 @@ public class UformAutoConfiguration {
 	@ConditionalOnMissingBean(name = VRAM_EXECUTOR_BEAN_NAME)
 	@Conditional(OnVramEnabledCondition.class)
 	Executor uformVramExecutor(ExecutorForVramConfig config) {
-		return Executor.forVram(config);
+		return UformStartupLog.made(VRAM_EXECUTOR_BEAN_NAME, Executor.forVram(config));
 	}
 
 	@Bean
 	@ConditionalOnBean(name = VRAM_EXECUTOR_BEAN_NAME)
 	@ConditionalOnMissingBean(name = "uformVramExecutorLifecycle")
 	UformExecutorLifecycle uformVramExecutorLifecycle(@Qualifier(VRAM_EXECUTOR_BEAN_NAME) Executor executor,
-			UformProperties properties) {
-		return new UformExecutorLifecycle(VRAM_EXECUTOR_BEAN_NAME, executor, properties.getShutdown());
+			UformProperties properties, Environment environment) {
+		return new UformExecutorLifecycle(VRAM_EXECUTOR_BEAN_NAME, executor, properties.getShutdown(),
+				shutdownPhaseTimeout(environment));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnProperty(prefix = "uform.mesh", name = "host-domain-count")
+	MeshOptions uformMeshOptions(UformProperties properties, ObjectProvider<MeshOptionsCustomizer> customizers,
+			ListableBeanFactory beans) {
+		UformProperties.Mesh mesh = properties.getMesh();
+		MeshOptions options = new MeshOptions(mesh.getHostDomainIndex(), mesh.getHostDomainCount(),
+				mesh.getGpusPerMultimemDomain(), (mesh.getDirectory() != null) ? Path.of(mesh.getDirectory()) : null,
+				mesh.getJob(), mesh.getTimeout());
+		return customize(options, MeshOptionsCustomizer.class, customizers, beans, MeshOptionsCustomizer::customize);
+	}
+
+	// Joins when the bean is made, so before the web server starts (it starts once every singleton is
+	// made) and before any bean that takes the mesh; a join failure is a bean creation failure that the
+	// failure analyzer can attribute to uform.mesh.*. Why not in SmartLifecycle.start: see
+	// UformMeshLifecycle.
+	@Bean(name = MESH_BEAN_NAME, destroyMethod = "free")
+	@ConditionalOnMissingBean(name = MESH_BEAN_NAME)
+	@ConditionalOnBean(MeshOptions.class)
+	Mesh uformMesh(MeshOptions options, @Qualifier(VRAM_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> vramExecutor) {
+		Executor executor = vramExecutor.getIfAvailable();
+		if (executor == null) {
+			throw new UformException(UformException.Status.NO_DEVICE, "A mesh joins the GPUs of the VRAM executor bean '"
+					+ VRAM_EXECUTOR_BEAN_NAME + "', and none was made (uform.vram.enabled is auto and this process "
+					+ "sees no GPU, or it is false); run where the GPUs are visible and set uform.vram.enabled=true "
+					+ "so that startup says what discovery found, or for development opt in to simulated devices "
+					+ "with uform.devices.simulated=1");
+		}
+		long start = System.nanoTime();
+		Mesh mesh = Mesh.bootstrap(executor, options);
+		UformStartupLog.made(MESH_BEAN_NAME, mesh, (System.nanoTime() - start) / 1_000_000);
+		return mesh;
+	}
+
+	@Bean
+	@ConditionalOnBean(name = MESH_BEAN_NAME)
+	@ConditionalOnMissingBean(name = "uformMeshLifecycle")
+	UformMeshLifecycle uformMeshLifecycle(@Qualifier(MESH_BEAN_NAME) Mesh mesh) {
+		return new UformMeshLifecycle(MESH_BEAN_NAME, mesh);
+	}
+
+	/** Boot's {@code spring.lifecycle.timeout-per-shutdown-phase}, 30 s unless set. */
+	private static Duration shutdownPhaseTimeout(Environment environment) {
+		return Binder.get(environment)
+			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+			.orElse(Duration.ofSeconds(30));
 	}
 
 	/**
-	 * Applies the customizer beans to a config in {@code @Order} order, each to the previous one's result.
+	 * Applies the customizer beans to a config in {@code @Order} order, each to the previous one's
+	 * result. A customizer that returns {@code null} fails startup naming its bean, rather than an
+	 * executor being made from nothing.
 	 */
-	private static <C, K> C customize(C config, ObjectProvider<K> customizers, BiFunction<K, C, C> apply) {
+	private static <C, K> C customize(C config, Class<K> type, ObjectProvider<K> customizers, ListableBeanFactory beans,
+			BiFunction<K, C, C> apply) {
 		C customized = config;
 		for (K customizer : customizers.orderedStream().toList()) {
-			customized = apply.apply(customizer, customized);
+			C next = apply.apply(customizer, customized);
+			if (next == null) {
+				throw new IllegalStateException(type.getSimpleName() + " bean '" + beanName(beans, type, customizer)
+						+ "' (" + customizer.getClass().getName() + ") returned null; a customizer returns the "
+						+ config.getClass().getSimpleName() + " it is given, or a changed copy made with its with* "
+						+ "methods");
+			}
+			customized = next;
+		}
+		if (customized != config) {
+			logger.debug(config.getClass().getSimpleName() + " after customizers: " + customized);
 		}
 		return customized;
+	}
+
+	private static <K> String beanName(ListableBeanFactory beans, Class<K> type, K customizer) {
+		for (String name : beans.getBeanNamesForType(type)) {
+			if (beans.getBean(name) == customizer) {
+				return name;
+			}
+		}
+		return "?";
 	}
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -23,6 +24,9 @@ import io.uform.UformException;
  * the executor is freed right after the web server has let its in-flight requests finish (requests
  * that use the executor complete), and before the web server itself stops
  * ({@code DEFAULT_PHASE - 2048}).
+ *
+ * <p>The wait is also bounded by {@code spring.lifecycle.timeout-per-shutdown-phase}: a longer
+ * {@code await-termination-period} is cut to it, with a WARN at startup.
  */
 public class UformExecutorLifecycle implements SmartLifecycle {
 
@@ -37,6 +41,8 @@ public class UformExecutorLifecycle implements SmartLifecycle {
 
 	private final UformProperties.Shutdown shutdown;
 
+	private final @Nullable Duration phaseTimeout;
+
 	private volatile boolean running;
 
 	/**
@@ -44,11 +50,21 @@ public class UformExecutorLifecycle implements SmartLifecycle {
 	 * @param beanName the executor's bean name, for the log
 	 * @param executor the executor
 	 * @param shutdown how to free it
+	 * @param phaseTimeout {@code spring.lifecycle.timeout-per-shutdown-phase}, which also bounds the wait,
+	 *        or {@code null} for no such bound
 	 */
-	public UformExecutorLifecycle(String beanName, Executor executor, UformProperties.Shutdown shutdown) {
+	public UformExecutorLifecycle(String beanName, Executor executor, UformProperties.Shutdown shutdown,
+			@Nullable Duration phaseTimeout) {
 		this.beanName = beanName;
 		this.executor = executor;
 		this.shutdown = shutdown;
+		this.phaseTimeout = phaseTimeout;
+		Duration period = shutdown.getAwaitTerminationPeriod();
+		if (shutdown.isAwaitTermination() && period != null && phaseTimeout != null && period.compareTo(phaseTimeout) > 0) {
+			logger.warn("uform.shutdown.await-termination-period (" + period + ") is longer than "
+					+ "spring.lifecycle.timeout-per-shutdown-phase (" + phaseTimeout + "): uform executor bean '"
+					+ beanName + "' will wait at most " + phaseTimeout + " when the context closes");
+		}
 	}
 
 	@Override
@@ -57,10 +73,35 @@ public class UformExecutorLifecycle implements SmartLifecycle {
 		this.running = true;
 	}
 
+	/**
+	 * Frees the executor on a thread of its own and calls back when it is freed, so that the executors
+	 * of one phase drain at the same time: Spring waits for a phase's callbacks at most
+	 * {@code spring.lifecycle.timeout-per-shutdown-phase} in all, where synchronous stops would wait one
+	 * after the other, each up to the period.
+	 */
+	@Override
+	public void stop(Runnable callback) {
+		this.running = false;
+		Thread stopping = new Thread(() -> {
+			try {
+				free();
+			}
+			finally {
+				callback.run();
+			}
+		}, "uform-stop-" + this.beanName);
+		stopping.setDaemon(true);
+		stopping.start();
+	}
+
 	@Override
 	public void stop() {
 		this.running = false;
-		Duration period = this.shutdown.isAwaitTermination() ? this.shutdown.getAwaitTerminationPeriod() : Duration.ZERO;
+		free();
+	}
+
+	private void free() {
+		Duration period = effectivePeriod();
 		try {
 			if (period == null) {
 				this.executor.free();
@@ -79,6 +120,22 @@ public class UformExecutorLifecycle implements SmartLifecycle {
 						ex);
 			}
 		}
+	}
+
+	/**
+	 * How long {@link #stop()} waits: {@code await-termination-period}, no longer than the shutdown
+	 * phase's timeout (Spring applies that timeout only to asynchronous stops, and this one is
+	 * synchronous, so it is applied here), or zero without {@code await-termination}.
+	 */
+	@Nullable Duration effectivePeriod() {
+		if (!this.shutdown.isAwaitTermination()) {
+			return Duration.ZERO;
+		}
+		Duration period = this.shutdown.getAwaitTerminationPeriod();
+		if (this.phaseTimeout == null) {
+			return period;
+		}
+		return (period == null || period.compareTo(this.phaseTimeout) > 0) ? this.phaseTimeout : period;
 	}
 
 	@Override

@@ -1,75 +1,191 @@
 package io.uform.spring.autoconfigure;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.core.env.Environment;
 
+import io.uform.ExecutorForRamConfig;
+import io.uform.ExecutorForVramConfig;
+import io.uform.MeshOptions;
 import io.uform.UformException;
 
 /**
  * Turns a {@link UformException} that stopped the application from starting into a report that
- * names the {@code uform.*} property, its value and the fix, instead of a stack trace naming a Java
- * field: {@code threads = 0} in {@code ExecutorForRamConfig} is {@code uform.ram.threads} to the
- * person reading it.
+ * names what the user wrote: the {@code uform.*} property, its value and where it was set (the
+ * property source's origin, as Boot's own analyzers show it), or, when the value did not come from a
+ * property, the user's config bean or customizer that produced it. {@code threads = 0} in
+ * {@code ExecutorForRamConfig} is {@code uform.ram.threads} in {@code application.yml} to the person
+ * reading it. The action is uform's fix, which lists what exists (devices, CPU classes, NUMA nodes).
+ *
+ * <p>Boot makes failure analyzers with the failed context's {@link BeanFactory} and
+ * {@link Environment}; either is {@code null} when the failure came before there was a context, and
+ * the report then names the property without an origin.
  */
 class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 
-	/**
-	 * Which properties feed each auto-configured executor bean, by bean name. Configs are validated
-	 * when the executor is made, so only executor beans fail on a property's value.
-	 */
-	private static final Map<String, String> PREFIX_BY_BEAN = Map.of(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME,
-			"uform.ram", UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, "uform.vram");
+	/** What feeds each bean the auto-configuration makes. */
+	private record Feed(String prefix, Class<?> config, Class<?> customizer) {
+	}
+
+	private static final Feed RAM = new Feed("uform.ram", ExecutorForRamConfig.class,
+			ExecutorForRamConfigCustomizer.class);
+
+	private static final Feed VRAM = new Feed("uform.vram", ExecutorForVramConfig.class,
+			ExecutorForVramConfigCustomizer.class);
+
+	private static final Feed MESH = new Feed("uform.mesh", MeshOptions.class, MeshOptionsCustomizer.class);
+
+	/** By bean name: configs are partly validated when made, the rest when the executor or mesh is. */
+	private static final Map<String, Feed> FEED_BY_BEAN = Map.of(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, RAM,
+			"uformRamExecutorConfig", RAM, UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, VRAM,
+			"uformVramExecutorConfig", VRAM, UformAutoConfiguration.MESH_BEAN_NAME, MESH, "uformMeshOptions", MESH);
+
+	private final @Nullable ConfigurableListableBeanFactory beanFactory;
+
+	private final @Nullable Environment environment;
+
+	UformFailureAnalyzer(@Nullable BeanFactory beanFactory, @Nullable Environment environment) {
+		this.beanFactory = (beanFactory instanceof ConfigurableListableBeanFactory listable) ? listable : null;
+		this.environment = environment;
+	}
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, UformException cause) {
 		String bean = failedBean(rootFailure);
-		String prefix = (bean != null) ? PREFIX_BY_BEAN.get(bean) : null;
+		Feed feed = (bean != null && madeHere(bean)) ? FEED_BY_BEAN.get(bean) : null;
 		String where = (bean != null) ? "The uform bean '" + bean + "'" : "A uform executor";
-		if (cause.field() != null && prefix != null) {
-			String property = prefix + "." + kebab(cause.field());
-			// The description says what is wrong, the action what to do: uform's message holds both,
-			// so it is split rather than repeated.
-			return new FailureAnalysis(where + " could not be made: " + property + " = " + cause.value() + " is invalid.",
-					"Update " + property + " in your configuration: " + cause.fix() + ".", cause);
+		if (bean != null && feed == null && FEED_BY_BEAN.containsKey(bean)) {
+			where = "Your bean '" + bean + "' (it replaces the auto-configured one)";
+		}
+		if (cause.field() != null && feed != null) {
+			return fieldFailure(where, cause, feed);
+		}
+		if (cause.field() != null && bean != null) {
+			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + cause.value()
+					+ " is invalid, in the config that bean passes to uform.",
+					"Update the config made in bean '" + bean + "': " + cause.fix() + ".", cause);
 		}
 		return new FailureAnalysis(where + " could not be made: " + cause.getMessage() + " [" + cause.status() + "]",
-				action(cause, prefix), cause);
+				action(cause, feed), cause);
 	}
 
-	private static String action(UformException cause, String prefix) {
-		String properties = (prefix != null) ? prefix + ".*" : "the uform.* properties";
+	private FailureAnalysis fieldFailure(String where, UformException cause, Feed feed) {
+		String property = feed.prefix() + "." + DataObjectPropertyName.toDashedForm(cause.field());
+		String configBean = userConfigBean(feed);
+		if (configBean != null) {
+			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + cause.value()
+					+ " is invalid. It came from your " + feed.config().getSimpleName() + " bean '" + configBean
+					+ "', which replaces " + feed.prefix() + ".*.",
+					"Update the " + feed.config().getSimpleName() + " bean '" + configBean + "': " + cause.fix() + ".",
+					cause);
+		}
+		ConfigurationProperty set = find(property);
+		List<String> customizers = beansOfType(feed.customizer());
+		boolean fromProperty = set != null && (customizers.isEmpty() || sameValue(set.getValue(), cause.value()));
+		if (!fromProperty && !customizers.isEmpty()) {
+			String names = "'" + String.join("', '", customizers) + "'";
+			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + cause.value()
+					+ " is invalid. It came from the " + feed.customizer().getSimpleName() + " bean(s) " + names
+					+ ((set != null) ? ", which changed " + property + " = " + set.getValue() : ", not from " + property)
+					+ ".", "Update the customizer " + names + ": " + cause.fix() + ".", cause);
+		}
+		// Show the value as the user wrote it ('-5s', not uform's 'PT-5S') when it came from the property.
+		String written = (fromProperty && set.getName().toString().equals(property)) ? String.valueOf(set.getValue())
+				: cause.value();
+		String value = (written == null || "null".equals(written)) ? " is not set" : " = " + written + " is invalid";
+		String origin = (set != null && set.getOrigin() != null) ? " (set in " + set.getOrigin() + ")" : "";
+		// The description says what is wrong, the action what to do: uform's message holds both, so it
+		// is split rather than repeated.
+		return new FailureAnalysis(where + " could not be made: " + property + value + origin + ".",
+				"Update " + property + " in your configuration: " + cause.fix() + ".", cause);
+	}
+
+	private static String action(UformException cause, @Nullable Feed feed) {
+		String properties = (feed != null) ? feed.prefix() + ".*" : "the uform.* properties";
 		return switch (cause.status()) {
-			case NO_DEVICE -> "Check that this machine's GPUs are visible to the process, or run without GPU executors.";
+			case NO_DEVICE -> "Check that this machine's GPUs are visible to the process (drivers, container device "
+					+ "mounts, CUDA_VISIBLE_DEVICES); to start without the VRAM executor where there is none, set "
+					+ "uform.vram.enabled=auto; for development without a GPU, set uform.devices.simulated=1.";
 			case UNSUPPORTED -> "Remove the configuration that asks for this feature from " + properties + ".";
+			case TIMEOUT -> "Check that every process of the run started and sees the same " + properties
+					+ " values, or raise the timeout; the message above names what was missing.";
 			default -> "Check " + properties + " against the message above.";
 		};
 	}
 
-	/** The innermost bean whose creation failed: the one the exception came from. */
-	private static String failedBean(Throwable failure) {
-		String bean = null;
-		for (Throwable t = failure; t != null; t = t.getCause()) {
-			if (t instanceof BeanCreationException creation && creation.getBeanName() != null) {
-				bean = creation.getBeanName();
+	/** The property as set in the environment, with its origin; a list's first element stands for it. */
+	private @Nullable ConfigurationProperty find(String property) {
+		if (this.environment == null) {
+			return null;
+		}
+		for (String candidate : List.of(property, property + "[0]")) {
+			ConfigurationPropertyName name = ConfigurationPropertyName.of(candidate);
+			for (ConfigurationPropertySource source : ConfigurationPropertySources.get(this.environment)) {
+				ConfigurationProperty found = source.getConfigurationProperty(name);
+				if (found != null) {
+					return found;
+				}
 			}
 		}
-		return bean;
+		return null;
 	}
 
-	/** {@code memoryDomains} to {@code memory-domains}, as Boot spells properties. */
-	static String kebab(String field) {
-		StringBuilder out = new StringBuilder();
-		for (char c : field.toCharArray()) {
-			if (Character.isUpperCase(c)) {
-				out.append('-').append(Character.toLowerCase(c));
-			}
-			else {
-				out.append(c);
+	/** Whether the text of a property's value is the value uform reported, ignoring quotes and brackets. */
+	private static boolean sameValue(@Nullable Object set, @Nullable String reported) {
+		return set != null && reported != null && bare(String.valueOf(set)).equals(bare(reported));
+	}
+
+	private static String bare(String text) {
+		return text.replaceAll("['\"\\[\\]\\s]", "").toLowerCase(Locale.ROOT);
+	}
+
+	/** The config bean of this kind when the user defined it, so that the auto-configured one backed off. */
+	private @Nullable String userConfigBean(Feed feed) {
+		for (String name : beansOfType(feed.config())) {
+			if (!madeHere(name)) {
+				return name;
 			}
 		}
-		return out.toString();
+		return null;
+	}
+
+	private List<String> beansOfType(Class<?> type) {
+		return (this.beanFactory != null) ? List.of(this.beanFactory.getBeanNamesForType(type, true, false)) : List.of();
+	}
+
+	/** Whether a bean comes from {@link UformAutoConfiguration} rather than from the user. */
+	private boolean madeHere(String bean) {
+		if (this.beanFactory == null || !this.beanFactory.containsBeanDefinition(bean)) {
+			return true;
+		}
+		BeanDefinition definition = this.beanFactory.getBeanDefinition(bean);
+		return UformAutoConfiguration.class.getName().equals(definition.getFactoryBeanName());
+	}
+
+	/** The innermost bean whose creation failed: the one the exception came from. */
+	private static @Nullable String failedBean(Throwable failure) {
+		List<String> beans = new ArrayList<>();
+		for (Throwable t = failure; t != null; t = t.getCause()) {
+			if (t instanceof BeanCreationException creation && creation.getBeanName() != null) {
+				beans.add(creation.getBeanName());
+			}
+		}
+		return beans.isEmpty() ? null : beans.get(beans.size() - 1);
 	}
 }

@@ -3,6 +3,8 @@ package io.uform.spring.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -16,6 +18,8 @@ public class UformProperties {
 	private final Ram ram = new Ram();
 
 	private final Vram vram = new Vram();
+
+	private final Mesh mesh = new Mesh();
 
 	private final Shutdown shutdown = new Shutdown();
 
@@ -33,6 +37,14 @@ public class UformProperties {
 	 */
 	public Vram getVram() {
 		return this.vram;
+	}
+
+	/**
+	 * The mesh's properties, {@code uform.mesh.*}.
+	 * @return the mesh's properties
+	 */
+	public Mesh getMesh() {
+		return this.mesh;
 	}
 
 	/**
@@ -72,32 +84,32 @@ public class UformProperties {
 		 * Device ordinals, positions in Uform.gpuDevices(). Unset takes one device no other VRAM
 		 * executor of the process holds.
 		 */
-		private List<Integer> devices;
+		private @Nullable List<Integer> devices;
 
 		/**
 		 * GPU class every device dispatches as, like 'nvidia-hopper'. Unset takes each device's own.
 		 */
-		private String gpuClass;
+		private @Nullable String gpuClass;
 
 		/**
 		 * NUMA node ids the host threads are placed on. Unset takes the nodes nearest the devices.
 		 */
-		private List<Integer> memoryDomains;
+		private @Nullable List<Integer> memoryDomains;
 
 		/**
 		 * CPU class the host threads dispatch as. Unset takes the CPU's best class.
 		 */
-		private String cpuClass;
+		private @Nullable String cpuClass;
 
 		/**
 		 * Ceiling on activation scratch per device. Unset lets scratch grow until the device is full.
 		 */
-		private DataSize scratchLimit;
+		private @Nullable DataSize scratchLimit;
 
 		/**
 		 * Deferred calls tracked at once (queued plus running). Unset takes 64.
 		 */
-		private Integer deferredLimit;
+		private @Nullable Integer deferredLimit;
 
 		public VramEnabled getEnabled() {
 			return this.enabled;
@@ -107,52 +119,143 @@ public class UformProperties {
 			this.enabled = enabled;
 		}
 
-		public List<Integer> getDevices() {
+		public @Nullable List<Integer> getDevices() {
 			return this.devices;
 		}
 
-		public void setDevices(List<Integer> devices) {
+		public void setDevices(@Nullable List<Integer> devices) {
 			this.devices = devices;
 		}
 
-		public String getGpuClass() {
+		public @Nullable String getGpuClass() {
 			return this.gpuClass;
 		}
 
-		public void setGpuClass(String gpuClass) {
+		public void setGpuClass(@Nullable String gpuClass) {
 			this.gpuClass = gpuClass;
 		}
 
-		public List<Integer> getMemoryDomains() {
+		public @Nullable List<Integer> getMemoryDomains() {
 			return this.memoryDomains;
 		}
 
-		public void setMemoryDomains(List<Integer> memoryDomains) {
+		public void setMemoryDomains(@Nullable List<Integer> memoryDomains) {
 			this.memoryDomains = memoryDomains;
 		}
 
-		public String getCpuClass() {
+		public @Nullable String getCpuClass() {
 			return this.cpuClass;
 		}
 
-		public void setCpuClass(String cpuClass) {
+		public void setCpuClass(@Nullable String cpuClass) {
 			this.cpuClass = cpuClass;
 		}
 
-		public DataSize getScratchLimit() {
+		public @Nullable DataSize getScratchLimit() {
 			return this.scratchLimit;
 		}
 
-		public void setScratchLimit(DataSize scratchLimit) {
+		public void setScratchLimit(@Nullable DataSize scratchLimit) {
 			this.scratchLimit = scratchLimit;
 		}
 
-		public Integer getDeferredLimit() {
+		public @Nullable Integer getDeferredLimit() {
 			return this.deferredLimit;
 		}
 
-		public void setDeferredLimit(Integer deferredLimit) {
+		public void setDeferredLimit(@Nullable Integer deferredLimit) {
 			this.deferredLimit = deferredLimit;
+		}
+	}
+
+	/**
+	 * Properties of the mesh (the processes of one multi-host run meeting through a shared directory),
+	 * mapped onto {@code io.uform.MeshOptions}. The mesh is made when {@code host-domain-count} is set
+	 * and joins the GPUs of the VRAM executor.
+	 */
+	public static class Mesh {
+
+		/**
+		 * This process's index among host-domain-count, from 0; in a Kubernetes Indexed Job,
+		 * ${JOB_COMPLETION_INDEX}. Unset takes 0.
+		 */
+		private @Nullable Integer hostDomainIndex;
+
+		/**
+		 * Processes in the run, one per host. Setting it makes the uformMesh bean; 1 is a run with no
+		 * peers.
+		 */
+		private @Nullable Integer hostDomainCount;
+
+		/**
+		 * GPUs one NVLink multicast domain spans. Unset takes this host's GPU count.
+		 */
+		private @Nullable Integer gpusPerMultimemDomain;
+
+		/**
+		 * Directory every host of the run sees (a shared volume), where the processes meet. Required
+		 * when host-domain-count is above 1.
+		 */
+		private @Nullable String directory;
+
+		/**
+		 * Name unique to the run, naming its directory inside 'directory': letters, digits, '-', '_'
+		 * and '.'. Required when host-domain-count is above 1.
+		 */
+		private @Nullable String job;
+
+		/**
+		 * Longest wait for the other processes to join before startup fails, naming the ones missing.
+		 * Unset takes 120s.
+		 */
+		private @Nullable Duration timeout;
+
+		public @Nullable Integer getHostDomainIndex() {
+			return this.hostDomainIndex;
+		}
+
+		public void setHostDomainIndex(@Nullable Integer hostDomainIndex) {
+			this.hostDomainIndex = hostDomainIndex;
+		}
+
+		public @Nullable Integer getHostDomainCount() {
+			return this.hostDomainCount;
+		}
+
+		public void setHostDomainCount(@Nullable Integer hostDomainCount) {
+			this.hostDomainCount = hostDomainCount;
+		}
+
+		public @Nullable Integer getGpusPerMultimemDomain() {
+			return this.gpusPerMultimemDomain;
+		}
+
+		public void setGpusPerMultimemDomain(@Nullable Integer gpusPerMultimemDomain) {
+			this.gpusPerMultimemDomain = gpusPerMultimemDomain;
+		}
+
+		public @Nullable String getDirectory() {
+			return this.directory;
+		}
+
+		public void setDirectory(@Nullable String directory) {
+			this.directory = directory;
+		}
+
+		public @Nullable String getJob() {
+			return this.job;
+		}
+
+		public void setJob(@Nullable String job) {
+			this.job = job;
+		}
+
+		public @Nullable Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(@Nullable Duration timeout) {
+			this.timeout = timeout;
 		}
 	}
 
@@ -171,7 +274,7 @@ public class UformProperties {
 		private boolean awaitTermination = true;
 
 		/**
-		 * The longest wait for submitted work when the context closes. A call still running after it
+		 * Longest wait for submitted work when the context closes. A call still running after it
 		 * is reported by name in a WARN log and the executor is freed anyway.
 		 */
 		private Duration awaitTerminationPeriod = Duration.ofSeconds(30);
@@ -207,22 +310,22 @@ public class UformProperties {
 		 * Threads taking part in a fork, its caller included. Unset takes 7/8 of the cores the memory
 		 * domains carry (all of them below 8 cores).
 		 */
-		private Integer threads;
+		private @Nullable Integer threads;
 
 		/**
 		 * NUMA node ids the threads are spread over. Unset spreads them over every node.
 		 */
-		private List<Integer> memoryDomains;
+		private @Nullable List<Integer> memoryDomains;
 
 		/**
 		 * CPU class to dispatch as, like 'intel-haswell'. Unset takes the CPU's best class.
 		 */
-		private String cpuClass;
+		private @Nullable String cpuClass;
 
 		/**
 		 * Deferred calls tracked at once (queued plus running). Unset takes 64.
 		 */
-		private Integer deferredLimit;
+		private @Nullable Integer deferredLimit;
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -232,35 +335,35 @@ public class UformProperties {
 			this.enabled = enabled;
 		}
 
-		public Integer getThreads() {
+		public @Nullable Integer getThreads() {
 			return this.threads;
 		}
 
-		public void setThreads(Integer threads) {
+		public void setThreads(@Nullable Integer threads) {
 			this.threads = threads;
 		}
 
-		public List<Integer> getMemoryDomains() {
+		public @Nullable List<Integer> getMemoryDomains() {
 			return this.memoryDomains;
 		}
 
-		public void setMemoryDomains(List<Integer> memoryDomains) {
+		public void setMemoryDomains(@Nullable List<Integer> memoryDomains) {
 			this.memoryDomains = memoryDomains;
 		}
 
-		public String getCpuClass() {
+		public @Nullable String getCpuClass() {
 			return this.cpuClass;
 		}
 
-		public void setCpuClass(String cpuClass) {
+		public void setCpuClass(@Nullable String cpuClass) {
 			this.cpuClass = cpuClass;
 		}
 
-		public Integer getDeferredLimit() {
+		public @Nullable Integer getDeferredLimit() {
 			return this.deferredLimit;
 		}
 
-		public void setDeferredLimit(Integer deferredLimit) {
+		public void setDeferredLimit(@Nullable Integer deferredLimit) {
 			this.deferredLimit = deferredLimit;
 		}
 	}

@@ -1,38 +1,118 @@
 package io.uform.spring.autoconfigure;
 
+import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
+import io.uform.gpu.GpuClasses;
 import io.uform.host.CpuClasses;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The IDE hints for {@code uform.ram.cpu-class} list exactly uform's CPU class vocabulary, in its
- * order, so the hints cannot drift from what the executor accepts. Read from the metadata the
- * configuration processor generates (what IDEs read), which also proves the processor ran and
- * merged the hand-written hints.
+ * The configuration metadata IDEs read, checked against the code and the docs: every {@code uform.*}
+ * property has a description; the value hints list exactly uform's CPU classes, GPU classes and the
+ * {@code uform.vram.enabled} values, so hints cannot drift from what the executor accepts; and
+ * {@code docs/configuration.md} documents exactly the properties that exist. Read from the metadata
+ * the configuration processor generates, which also proves the processor ran and merged the
+ * hand-written hints.
  */
 class ConfigurationMetadataTest {
 
-	@Test
-	void cpuClassHintsAreTheKnownCpuClasses() throws Exception {
-		String json;
-		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+	private static JsonNode metadata;
+
+	@BeforeAll
+	static void readGeneratedMetadata() throws IOException {
+		try (InputStream in = ConfigurationMetadataTest.class
+			.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
 			assertThat(in).as("generated configuration metadata on the class path").isNotNull();
-			json = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+			metadata = JsonMapper.builder().build().readTree(in);
 		}
-		Matcher values = Pattern.compile("\"value\"\\s*:\\s*\"([^\"]+)\"").matcher(json);
-		List<String> hinted = new ArrayList<>();
-		while (values.find()) {
-			hinted.add(values.group(1));
+	}
+
+	@Test
+	void everyPropertyHasADescriptionInBootsStyle() {
+		Map<String, String> properties = properties();
+		assertThat(properties).containsKeys("uform.ram.threads", "uform.ram.cpu-class", "uform.vram.enabled",
+				"uform.vram.scratch-limit", "uform.mesh.host-domain-count", "uform.mesh.timeout",
+				"uform.shutdown.await-termination-period");
+		properties.forEach((name, description) -> assertThat(description).as(name)
+			.isNotBlank()
+			.doesNotStartWith("The ")
+			.doesNotStartWith("A "));
+	}
+
+	@Test
+	void cpuClassHintsAreTheKnownCpuClassesInOrder() {
+		assertThat(hints("uform.ram.cpu-class")).containsExactlyElementsOf(CpuClasses.known());
+		assertThat(hints("uform.vram.cpu-class")).containsExactlyElementsOf(CpuClasses.known());
+	}
+
+	@Test
+	void gpuClassHintsAreTheKnownGpuClassesInOrder() {
+		assertThat(hints("uform.vram.gpu-class")).containsExactlyElementsOf(GpuClasses.known());
+	}
+
+	@Test
+	void vramEnabledHintsAreItsValues() {
+		List<String> values = Arrays.stream(UformProperties.VramEnabled.values())
+			.map((value) -> value.name().toLowerCase(Locale.ROOT))
+			.toList();
+		assertThat(hints("uform.vram.enabled")).containsExactlyElementsOf(values);
+	}
+
+	@Test
+	void docsListExactlyThePropertiesThatExist() throws IOException {
+		// Surefire runs in the module's directory; the docs sit beside it.
+		String docs = Files.readString(Path.of("..", "docs", "configuration.md"));
+		Matcher row = Pattern.compile("(?m)^\\|\\s*`(uform\\.[a-z0-9.\\-]+)`").matcher(docs);
+		Set<String> documented = new TreeSet<>();
+		while (row.find()) {
+			documented.add(row.group(1));
 		}
-		assertThat(json).contains("\"uform.ram.cpu-class\"").contains("\"uform.ram.deferred-limit\"");
-		assertThat(hinted).containsExactlyElementsOf(CpuClasses.known());
+		assertThat(documented).as("properties in docs/configuration.md's tables")
+			.containsExactlyInAnyOrderElementsOf(new TreeSet<>(properties().keySet()));
+	}
+
+	/** Every {@code uform.*} property, by name, with its description. */
+	private static Map<String, String> properties() {
+		Map<String, String> properties = new LinkedHashMap<>();
+		for (JsonNode property : metadata.get("properties")) {
+			String name = property.get("name").asString();
+			if (name.startsWith("uform.")) {
+				JsonNode description = property.get("description");
+				properties.put(name, (description != null) ? description.asString() : "");
+			}
+		}
+		return properties;
+	}
+
+	private static List<String> hints(String property) {
+		List<String> values = new ArrayList<>();
+		for (JsonNode hint : metadata.get("hints")) {
+			if (hint.get("name").asString().equals(property)) {
+				for (JsonNode value : hint.get("values")) {
+					values.add(value.get("value").asString());
+				}
+			}
+		}
+		assertThat(values).as("hints for " + property).isNotEmpty();
+		return values;
 	}
 }

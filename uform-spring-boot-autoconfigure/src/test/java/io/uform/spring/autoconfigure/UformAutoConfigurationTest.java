@@ -1,9 +1,12 @@
 package io.uform.spring.autoconfigure;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.annotation.Order;
 
 import io.uform.Executor;
@@ -16,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The RAM executor beans made from {@code uform.ram.*}: mapping, customizers, back-off, freeing on
  * close, and a bad value failing startup with uform's message.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class UformAutoConfigurationTest {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -63,6 +67,25 @@ class UformAutoConfigurationTest {
 		finally {
 			own.free();
 		}
+	}
+
+	@Test
+	void theUsersOwnConfigBeanWinsOverTheProperties() {
+		this.contextRunner.withPropertyValues("uform.ram.threads=3")
+			.withBean("myRamConfig", ExecutorForRamConfig.class, () -> ExecutorForRamConfig.defaults().withThreads(1))
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean("uformRamExecutorConfig");
+				assertThat(context.getBean(Executor.class).threads()).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void startupSaysWhatWasMade(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("uform.ram.threads=2").run((context) -> {
+			assertThat(output).contains("Made uform RAM executor bean 'uformRamExecutor' (" + context.getBean(Executor.class).name()
+					+ "): 2 threads on memory domains [");
+			assertThat(output).contains(", deferred limit 64");
+		});
 	}
 
 	@Test

@@ -82,6 +82,29 @@ class UformExecutorLifecycleTest {
 	}
 
 	@Test
+	void theShutdownPhaseTimeoutBoundsALongerAwaitTerminationPeriod(CapturedOutput output) throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		long[] closeMillis = new long[1];
+		try {
+			this.contextRunner
+				.withPropertyValues("uform.shutdown.await-termination-period=30s",
+						"spring.lifecycle.timeout-per-shutdown-phase=400ms")
+				.run((context) -> {
+					context.getBean(Executor.class).defer(new NeverReturns(release));
+					long start = System.nanoTime();
+					context.close();
+					closeMillis[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+				});
+			assertThat(closeMillis[0]).as("close took (ms)").isBetween(400L, 1400L);
+			assertThat(output).contains("uform.shutdown.await-termination-period (PT30S) is longer than "
+					+ "spring.lifecycle.timeout-per-shutdown-phase (PT0.4S)");
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
 	void withoutAwaitTerminationTheQueuedCallsAreDroppedAtOnce() throws Exception {
 		CountDownLatch release = new CountDownLatch(1);
 		CountDownLatch running = new CountDownLatch(1);

@@ -1,75 +1,270 @@
 package io.uform.spring.autoconfigure;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Import;
 
+import io.uform.ExecutorForRamConfig;
+import io.uform.GpuVendor;
+import io.uform.Uform;
 import io.uform.UformException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * A bad {@code uform.*} value stops startup with a report naming the property, its value and the fix.
+ * What a user reads when a bad value stops the application: each case starts a real
+ * {@link org.springframework.boot.SpringApplication} and checks the report Boot prints. The
+ * description names the property, its value and where it was set; the action says how to fix it and
+ * what exists; a value that came from a customizer or the user's own config bean is blamed on that
+ * bean, not on a property. (Surefire writes test output to files, so these expected failures stay out
+ * of the build log.)
  */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 @ExtendWith(OutputCaptureExtension.class)
 class UformFailureAnalyzerTest {
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(UformAutoConfiguration.class));
-
 	@Test
-	void namesThePropertyValueAndFix() {
-		this.contextRunner.withPropertyValues("uform.ram.deferred-limit=0").run((context) -> {
-			FailureAnalysis analysis = new UformFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis).isNotNull();
-			assertThat(analysis.getDescription()).contains("uformRamExecutor")
-				.contains("uform.ram.deferred-limit = 0 is invalid");
-			assertThat(analysis.getAction()).startsWith("Update uform.ram.deferred-limit").contains("at least 1");
-		});
+	void zeroThreadsNamesThePropertyValueAndWhereItWasSet(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class),
+				"--spring.config.location=classpath:failure-analysis/threads-zero.yml");
+		assertThat(report).contains("APPLICATION FAILED TO START")
+			.contains("The uform bean 'uformRamExecutor' could not be made: uform.ram.threads = 0 is invalid "
+					+ "(set in class path resource [failure-analysis/threads-zero.yml] - 4:14).")
+			.contains("Update uform.ram.threads in your configuration: ")
+			.contains("at least 1");
 	}
 
 	@Test
-	void camelCaseFieldsBecomeKebabCaseProperties() {
-		this.contextRunner.withPropertyValues("uform.ram.memory-domains=42").run((context) -> {
-			FailureAnalysis analysis = new UformFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).contains("uform.ram.memory-domains = [42]");
-			assertThat(analysis.getAction()).contains("node 42 does not exist");
-		});
-		assertThat(UformFailureAnalyzer.kebab("cpuClass")).isEqualTo("cpu-class");
+	void aCommandLineValueNamesItsPropertySource(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class), "--uform.ram.deferred-limit=0");
+		assertThat(report).contains("uform.ram.deferred-limit = 0 is invalid (set in \"uform.ram.deferred-limit\" "
+				+ "from property source \"commandLineArgs\")");
+	}
+
+	@Test
+	void anUnknownCpuClassSuggestsTheNearestOne(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class), "--uform.ram.cpu-class=intel-haswel");
+		assertThat(report).contains("uform.ram.cpu-class = intel-haswel is invalid")
+			.contains("Update uform.ram.cpu-class in your configuration: ")
+			.contains("did you mean intel-haswell?");
+	}
+
+	@Test
+	void aMemoryDomainThatDoesNotExistListsTheOnesThatDo(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class), "--uform.ram.memory-domains=42");
+		assertThat(report).contains("uform.ram.memory-domains = 42 is invalid")
+			.contains("node 42 does not exist");
+	}
+
+	@Test
+	void aDeviceThatDoesNotExistListsTheDevices(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class), "--uform.vram.devices=7");
+		assertThat(report).contains("The uform bean 'uformVramExecutor' could not be made: uform.vram.devices = 7 is invalid")
+			.contains("Update uform.vram.devices in your configuration")
+			.contains("device 7 does not exist")
+			.contains("0 = Simulated GPU 0");
+	}
+
+	@Test
+	void aScratchLimitLargerThanTheDeviceSaysHowLargeTheDeviceIs(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class), "--uform.vram.scratch-limit=1GB");
+		assertThat(report).contains("uform.vram.scratch-limit = 1GB is invalid")
+			.contains("Update uform.vram.scratch-limit in your configuration")
+			.contains("268435456");
+	}
+
+	@Test
+	void aMeshWithPeersAndNoDirectorySaysItIsNotSet(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
+				"--uform.mesh.job=run-1");
+		assertThat(report).contains("The uform bean 'uformMesh' could not be made: uform.mesh.directory is not set")
+			.contains("Update uform.mesh.directory in your configuration")
+			.contains("every host sees");
+	}
+
+	@Test
+	void aJobNameThatCouldEscapeTheDirectoryIsRefused(CapturedOutput output, @TempDir Path directory) {
+		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
+				"--uform.mesh.directory=" + directory, "--uform.mesh.job=../elsewhere");
+		assertThat(report).contains("uform.mesh.job = ../elsewhere is invalid")
+			.contains("Update uform.mesh.job in your configuration")
+			.contains("letters, digits");
+		assertThat(directory.getParent().resolve("elsewhere")).doesNotExist();
+	}
+
+	@Test
+	void aNegativeTimeoutIsRefusedAsWritten(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=1",
+				"--uform.mesh.timeout=-5s");
+		assertThat(report).contains("uform.mesh.timeout = -5s is invalid")
+			.contains("Update uform.mesh.timeout in your configuration")
+			.contains("must be positive");
+	}
+
+	@Test
+	void aMeshWithoutAVramExecutorSaysHowToGetOne(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=1",
+				"--uform.vram.enabled=false");
+		assertThat(report).contains("The uform bean 'uformMesh' could not be made")
+			.contains("VRAM executor bean 'uformVramExecutor', and none was made")
+			.contains("uform.devices.simulated=1");
+	}
+
+	@Test
+	void aValueFromACustomizerBlamesTheCustomizerNotTheProperty(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class, ZeroThreadsCustomizer.class), "--uform.ram.threads=4");
+		assertThat(report).contains("threads = 0 is invalid. It came from the ExecutorForRamConfigCustomizer "
+				+ "bean(s) 'zeroThreads', which changed uform.ram.threads = 4.")
+			.contains("Update the customizer 'zeroThreads': ");
+	}
+
+	@Test
+	void aValueFromTheUsersConfigBeanBlamesThatBean(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class, OwnRamConfig.class));
+		assertThat(report).contains("threads = 0 is invalid. It came from your ExecutorForRamConfig bean "
+				+ "'myRamConfig', which replaces uform.ram.*.")
+			.contains("Update the ExecutorForRamConfig bean 'myRamConfig': ")
+			.doesNotContain("Update uform.ram.threads");
+	}
+
+	@Test
+	void aCustomizerReturningNullFailsStartupNamingIt(CapturedOutput output) {
+		assertThatThrownBy(() -> start(List.of(App.class, NullCustomizer.class)))
+			.rootCause()
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("ExecutorForRamConfigCustomizer bean 'forgetful'")
+			.hasMessageContaining("returned null");
 	}
 
 	@Test
 	void aFailureNotAboutOneFieldKeepsUformsMessage() {
 		UformException unsupported = new UformException(UformException.Status.UNSUPPORTED, "Executor.onPool is not designed");
-		FailureAnalysis analysis = new UformFailureAnalyzer().analyze(unsupported);
+		FailureAnalysis analysis = new UformFailureAnalyzer(null, null).analyze(unsupported);
 		assertThat(analysis.getDescription()).contains("Executor.onPool is not designed").contains("UNSUPPORTED");
 		assertThat(analysis.getAction()).isNotBlank();
 	}
 
 	@Test
-	void bootPrintsTheReportWhenTheApplicationFailsToStart(CapturedOutput output) {
-		assertThatThrownBy(() -> new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
-			.properties("uform.ram.threads=0")
-			.run()
-			.close()).hasRootCauseInstanceOf(UformException.class);
-		assertThat(output).contains("APPLICATION FAILED TO START")
-			.contains("uform.ram.threads = 0 is invalid")
-			.contains("Update uform.ram.threads in your configuration");
+	void withoutAContextThePropertyIsNamedWithoutAnOrigin() {
+		FailureAnalysis analysis = new UformFailureAnalyzer(null, null)
+			.analyze(new org.springframework.beans.factory.BeanCreationException("uformRamExecutor", "failed",
+					UformException.invalid("threads", 0, "use at least 1 thread")));
+		assertThat(analysis.getDescription())
+			.isEqualTo("The uform bean 'uformRamExecutor' could not be made: uform.ram.threads = 0 is invalid.");
+	}
+
+	@Test
+	void vramEnabledTrueWithoutAGpuSaysWhatDiscoveryFound() throws Exception {
+		// Discovery runs once per JVM and this one sees two simulated devices: ask a JVM that sees none.
+		assumeTrue(Uform.gpuDevices().stream().allMatch((device) -> device.vendor() == GpuVendor.SIMULATED),
+				"this machine has a real GPU, so no JVM here sees none");
+		String report = NoGpuApplication.runInChildJvm("--uform.vram.enabled=true");
+		assertThat(report).contains("APPLICATION FAILED TO START")
+			.contains("The uform bean 'uformVramExecutor' could not be made")
+			.contains("NO_DEVICE")
+			.contains("set uform.vram.enabled=auto")
+			.contains("uform.devices.simulated=1");
+	}
+
+	/** Starts the application, expects it to fail, and returns what it printed. */
+	private static String failedStart(CapturedOutput output, List<Class<?>> sources, String... args) {
+		int from = output.getAll().length();
+		assertThatThrownBy(() -> start(sources, args)).isNotNull();
+		return output.getAll().substring(from);
+	}
+
+	private static void start(List<Class<?>> sources, String... args) {
+		new SpringApplicationBuilder(sources.toArray(Class<?>[]::new)).web(WebApplicationType.NONE)
+			.properties("spring.main.banner-mode=off", "uform.ram.threads=1")
+			.run(args)
+			.close();
+	}
+
+	// As an auto-configuration (processed after the user's configuration), so that its beans back off.
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration(UformAutoConfiguration.class)
+	static class App {
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@Import(UformAutoConfiguration.class)
-	static class App {
+	static class ZeroThreadsCustomizer {
 
+		@Bean
+		ExecutorForRamConfigCustomizer zeroThreads() {
+			return (config) -> config.withThreads(0);
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NullCustomizer {
+
+		@Bean
+		ExecutorForRamConfigCustomizer forgetful() {
+			return (config) -> null;
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnRamConfig {
+
+		@Bean
+		ExecutorForRamConfig myRamConfig() {
+			return ExecutorForRamConfig.defaults().withThreads(0);
+		}
+	}
+
+	/**
+	 * An application started in a child JVM that sees no GPU, for the failures that depend on what
+	 * discovery found (it runs once per JVM).
+	 */
+	static final class NoGpuApplication {
+
+		public static void main(String[] args) {
+			try {
+				start(List.of(App.class), args);
+			}
+			catch (RuntimeException expected) {
+				// Boot has printed the report; the exit status tells the parent it failed.
+				System.exit(3);
+			}
+		}
+
+		static String runInChildJvm(String... args) throws IOException, InterruptedException {
+			List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+				.toString(), "-cp", System.getProperty("java.class.path"), "-Duform.devices.simulated=0",
+					"-Xshare:auto", NoGpuApplication.class.getName()));
+			command.addAll(List.of(args));
+			Path log = Files.createTempFile("uform-no-gpu", ".log");
+			Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+			try {
+				assertThat(process.waitFor(45, TimeUnit.SECONDS)).as("child JVM finished").isTrue();
+				assertThat(process.exitValue()).as("child JVM's exit status").isEqualTo(3);
+				return Files.readString(log);
+			}
+			finally {
+				process.destroyForcibly();
+				Files.deleteIfExists(log);
+			}
+		}
 	}
 }

@@ -1,5 +1,6 @@
 package io.uform.spring.autoconfigure;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -68,6 +69,28 @@ class UformVramAutoConfigurationTest {
 	}
 
 	@Test
+	void theUsersOwnConfigAndExecutorBeansWin() {
+		this.contextRunner.withPropertyValues("uform.vram.devices=0")
+			.withBean("myVramConfig", ExecutorForVramConfig.class, () -> ExecutorForVramConfig.defaults().withDevices(List.of(1)))
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean("uformVramExecutorConfig");
+				Executor vram = context.getBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, Executor.class);
+				assertThat(vram.statistics().devices()).containsExactly(1);
+			});
+		Executor own = Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(0)));
+		try {
+			this.contextRunner.withBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, Executor.class, () -> own)
+				.run((context) -> {
+					assertThat(context.getBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME)).isSameAs(own);
+					assertThat(context).hasBean("uformVramExecutorLifecycle");
+				});
+		}
+		finally {
+			own.free();
+		}
+	}
+
+	@Test
 	void falseMakesNoVramBeans() {
 		this.contextRunner.withPropertyValues("uform.vram.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME)
@@ -102,8 +125,8 @@ class UformVramAutoConfigurationTest {
 	void aDeviceThatDoesNotExistFailsStartupNamingTheProperty() {
 		this.contextRunner.withPropertyValues("uform.vram.devices=7").run((context) -> {
 			assertThat(context).hasFailed();
-			FailureAnalysis analysis = new UformFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).contains("'uformVramExecutor'").contains("uform.vram.devices = [7]");
+			FailureAnalysis analysis = new UformFailureAnalyzer(null, null).analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("'uformVramExecutor'").contains("uform.vram.devices = [7] is invalid");
 			assertThat(analysis.getAction()).contains("Update uform.vram.devices").contains("device 7 does not exist")
 				.contains("0 = Simulated GPU 0");
 		});

@@ -1,0 +1,85 @@
+package io.uform.spring.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.util.unit.DataSize;
+
+import io.uform.Executor;
+import io.uform.ExecutorStatistics;
+import io.uform.GpuDevice;
+import io.uform.Mesh;
+import io.uform.MeshDescription;
+import io.uform.ScratchStatistics;
+import io.uform.Uform;
+
+/**
+ * The one INFO line logged for each executor and mesh the starter makes, saying what was actually
+ * built (the values uform derived, not only the ones configured), so that a property that bound to
+ * nothing shows up as a default at startup instead of as a surprise under load.
+ */
+final class UformStartupLog {
+
+	private static final Log logger = LogFactory.getLog(UformAutoConfiguration.class);
+
+	private UformStartupLog() {
+	}
+
+	static Executor made(String beanName, Executor executor) {
+		if (logger.isInfoEnabled()) {
+			logger.info(describe(beanName, executor.statistics()));
+		}
+		return executor;
+	}
+
+	static void made(String beanName, Mesh mesh, long joinMillis) {
+		if (logger.isInfoEnabled()) {
+			logger.info(describe(beanName, mesh.describe(), joinMillis));
+		}
+	}
+
+	static String describe(String beanName, ExecutorStatistics stats) {
+		StringBuilder line = new StringBuilder("Made uform ").append(stats.kind())
+			.append(" executor bean '")
+			.append(beanName)
+			.append("' (")
+			.append(stats.name())
+			.append("): ")
+			.append(stats.threads())
+			.append(" threads on memory domains ")
+			.append(stats.memoryDomains())
+			.append(", cpu class ")
+			.append(stats.cpuClass())
+			.append(", ")
+			.append(stats.pinning())
+			.append(", deferred limit ")
+			.append(stats.deferredLimit());
+		if (!stats.devices().isEmpty()) {
+			List<GpuDevice> all = Uform.gpuDevices();
+			List<String> devices = new ArrayList<>();
+			for (int i = 0; i < stats.devices().size(); i++) {
+				int ordinal = stats.devices().get(i);
+				GpuDevice device = all.get(ordinal);
+				ScratchStatistics scratch = (i < stats.scratch().size()) ? stats.scratch().get(i) : null;
+				devices.add(ordinal + " (" + device.vendor() + " " + device.name() + ", "
+						+ DataSize.ofBytes(device.memoryBytes()).toMegabytes() + " MB, scratch limit "
+						+ ((scratch == null || scratch.limitBytes() == null) ? "none"
+								: DataSize.ofBytes(scratch.limitBytes()).toMegabytes() + " MB")
+						+ ")");
+			}
+			line.append(", devices ").append(String.join(", ", devices));
+		}
+		return line.toString();
+	}
+
+	static String describe(String beanName, MeshDescription mesh, long joinMillis) {
+		String job = (mesh.job() != null) ? "job '" + mesh.job() + "'" : "no job";
+		return "Joined uform mesh bean '" + beanName + "' in " + joinMillis + " ms: " + job + ", index "
+				+ mesh.hostDomainIndex() + " of " + mesh.hostDomainCount() + ", " + mesh.gpusPerHost()
+				+ " GPU(s) here, " + mesh.multimemDomains() + " multimem domain(s) of " + mesh.gpusPerMultimemDomain()
+				+ " (" + mesh.multimemTier() + "), hosts " + mesh.peerHosts();
+	}
+}

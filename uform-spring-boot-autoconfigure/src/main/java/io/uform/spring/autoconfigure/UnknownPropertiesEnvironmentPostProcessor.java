@@ -1,0 +1,351 @@
+package io.uform.spring.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.apache.commons.logging.Log;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.EnvironmentPostProcessor;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.context.properties.bind.AbstractBindHandler;
+import org.springframework.boot.context.properties.bind.BindContext;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.json.JsonParserFactory;
+import org.springframework.boot.logging.DeferredLogFactory;
+import org.springframework.boot.origin.Origin;
+import org.springframework.boot.origin.PropertySourceOrigin;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
+
+import io.uform.gpu.SimulatedDevices;
+
+/**
+ * Logs a WARN for each {@code uform.*} key that binds to nothing, such as {@code uform.ram.thread}
+ * or {@code uform.threads}, naming where it was set and the nearest valid key, since Spring
+ * otherwise ignores a misspelled key without a word.
+ *
+ * <p>A key is valid when one of these says so:
+ * <ol>
+ * <li>Binding {@link UformProperties} as Boot will, through {@link Binder} with a handler that
+ * records every name it consumes. Relaxed names ({@code cpuClass}, {@code cpu_class}), environment
+ * variables ({@code UFORM_RAM_THREADS}), list elements ({@code memory-domains[0]},
+ * {@code UFORM_RAM_MEMORYDOMAINS_0}) and map entries are matched by the binder itself, and a property
+ * added to {@code UformProperties} (such as {@code uform.mesh.*}) is known without a list kept here.
+ * A value the binder cannot convert still marks its key as valid: the real binding reports it.</li>
+ * <li>The Spring names read outside {@code UformProperties}, by
+ * {@link SimulatedDevicesEnvironmentPostProcessor}: {@code uform.devices.simulated} and
+ * {@code uform.devices.simulated-memory}; and uform's own JVM-level
+ * {@code uform.devices.simulated.memory} where uform reads it: in the system properties and the
+ * environment.</li>
+ * <li>Only when a key is unknown to both: the configuration metadata on the class path
+ * ({@value #METADATA}, {@code uform.} names), read with Boot's JSON parser, so that a property another
+ * component declares there is valid too. The metadata also gives the suggestions.</li>
+ * </ol>
+ * Keys of the same list or map are compared with their indices set aside, so that a list written as
+ * {@code memory-domains=0,1} in one source and {@code memory-domains[0]=0} in another are both
+ * valid. Only enumerable property sources are read; from the environment only {@code UFORM_*}
+ * variables.
+ *
+ * <p>Runs last among the post-processors, so keys any of them added are checked too; it only logs.
+ */
+class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+
+	/** After every other post-processor. */
+	static final int ORDER = Ordered.LOWEST_PRECEDENCE;
+
+	/** Configuration metadata the configuration processor writes into each jar. */
+	static final String METADATA = "META-INF/spring-configuration-metadata.json";
+
+	private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("uform");
+
+	/** Spring names that do not bind to {@link UformProperties} but are read elsewhere. */
+	private static final Set<String> OTHER_SPRING_NAMES = Set.of(
+			SimulatedDevicesEnvironmentPostProcessor.COUNT_PROPERTY,
+			SimulatedDevicesEnvironmentPostProcessor.MEMORY_PROPERTY);
+
+	private final Log logger;
+
+	/**
+	 * Made by Spring Boot.
+	 * @param logFactory Boot's log factory, whose logs are replayed once logging is set up
+	 */
+	UnknownPropertiesEnvironmentPostProcessor(DeferredLogFactory logFactory) {
+		this.logger = logFactory.getLog(UnknownPropertiesEnvironmentPostProcessor.class);
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
+	@Override
+	public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
+		List<Key> keys = uformKeys(environment);
+		if (keys.isEmpty()) {
+			return;
+		}
+		Set<ConfigurationPropertyName> bound;
+		try {
+			bound = boundNames(environment);
+		}
+		catch (RuntimeException ex) {
+			// Without the bound names every key would look unknown: better no warning than false ones.
+			this.logger.debug("Not checking uform.* keys: binding them failed", ex);
+			return;
+		}
+		Set<String> known = new HashSet<>();
+		bound.forEach((name) -> known.add(shape(name)));
+		OTHER_SPRING_NAMES.forEach((name) -> known.add(shape(ConfigurationPropertyName.of(name))));
+		String jvmMemory = shape(ConfigurationPropertyName.of(SimulatedDevices.MEMORY_PROPERTY));
+		Map<String, List<Key>> unknown = new LinkedHashMap<>();
+		for (Key key : keys) {
+			String shape = shape(key.name);
+			if (!known.contains(shape) && !(key.system && shape.equals(jvmMemory))) {
+				unknown.computeIfAbsent(shape, (s) -> new ArrayList<>()).add(key);
+			}
+		}
+		if (unknown.isEmpty()) {
+			return;
+		}
+		Metadata metadata = Metadata.read(application.getClassLoader(), this.logger);
+		Set<String> candidates = new TreeSet<>(metadata.names);
+		candidates.addAll(OTHER_SPRING_NAMES);
+		bound.forEach((name) -> candidates.add(withoutIndices(name)));
+		unknown.forEach((shape, found) -> {
+			if (!metadata.declares(shape)) {
+				this.logger.warn(message(found, nearest(shape, candidates)));
+			}
+		});
+	}
+
+	/** Every {@code uform.*} key of the enumerable sources, from the environment only {@code UFORM_*}. */
+	private static List<Key> uformKeys(ConfigurableEnvironment environment) {
+		List<Key> keys = new ArrayList<>();
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			if (!(source instanceof IterableConfigurationPropertySource iterable)) {
+				continue;
+			}
+			String sourceName = (source.getUnderlyingSource() instanceof PropertySource<?> underlying)
+					? underlying.getName() : "";
+			boolean environmentVariables = isSystemEnvironment(sourceName);
+			boolean system = environmentVariables
+					|| StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(sourceName);
+			iterable.stream().filter(PREFIX::isAncestorOf).forEach((name) -> {
+				ConfigurationProperty property = iterable.getConfigurationProperty(name);
+				Origin origin = (property != null) ? property.getOrigin() : null;
+				String written = (origin instanceof PropertySourceOrigin fromSource) ? fromSource.getPropertyName()
+						: name.toString();
+				if (!environmentVariables || written.toUpperCase(Locale.ROOT).startsWith("UFORM_")) {
+					keys.add(new Key(name, written, origin, system));
+				}
+			});
+		}
+		return keys;
+	}
+
+	private static boolean isSystemEnvironment(String sourceName) {
+		String name = StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME;
+		return sourceName.equals(name) || sourceName.endsWith("-" + name);
+	}
+
+	/**
+	 * Every name binding {@link UformProperties} consumes from the environment, as Boot will bind it,
+	 * values it cannot convert included; in the binder's canonical form ({@code uform.ram.cpu-class}),
+	 * which property sources match in any relaxed form.
+	 */
+	private static Set<ConfigurationPropertyName> boundNames(ConfigurableEnvironment environment) {
+		Set<ConfigurationPropertyName> names = new HashSet<>();
+		Binder.get(environment).bind("uform", Bindable.of(UformProperties.class), new AbstractBindHandler() {
+
+			@Override
+			public void onFinish(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
+					@Nullable Object result) throws Exception {
+				record(name, context);
+			}
+
+			@Override
+			public @Nullable Object onFailure(ConfigurationPropertyName name, Bindable<?> target,
+					BindContext context, Exception error) {
+				record(name, context);
+				return null;
+			}
+
+			private void record(ConfigurationPropertyName name, BindContext context) {
+				if (context.getConfigurationProperty() != null) {
+					names.add(name);
+				}
+			}
+		});
+		return names;
+	}
+
+	/**
+	 * A name with list indices set aside, in Boot's uniform form: {@code uform.ram.memory-domains[0]},
+	 * {@code uform.ram.memoryDomains} and {@code UFORM_RAM_MEMORYDOMAINS_1} all give
+	 * {@code uform.ram.memorydomains}, and {@code uform.things[2].name} gives
+	 * {@code uform.things[].name}.
+	 */
+	static String shape(ConfigurationPropertyName name) {
+		int elements = name.getNumberOfElements();
+		while (elements > 0 && name.isNumericIndex(elements - 1)) {
+			elements--;
+		}
+		StringBuilder shape = new StringBuilder();
+		for (int i = 0; i < elements; i++) {
+			if (name.isNumericIndex(i)) {
+				shape.append("[]");
+			}
+			else {
+				shape.append((i > 0) ? "." : "").append(name.getElement(i, Form.UNIFORM));
+			}
+		}
+		return shape.toString();
+	}
+
+	/** A name as a suggestion, in its dashed form without trailing list indices. */
+	private static String withoutIndices(ConfigurationPropertyName name) {
+		ConfigurationPropertyName shortened = name;
+		while (shortened.isLastElementIndexed() && shortened.getNumberOfElements() > 1) {
+			shortened = shortened.getParent();
+		}
+		return shortened.toString();
+	}
+
+	/** The candidate nearest to a key's shape, or {@code null} when none is near enough to be a typo. */
+	static @Nullable String nearest(String shape, Set<String> candidates) {
+		int limit = Math.max(2, shape.length() / 3);
+		String best = null;
+		int bestDistance = Integer.MAX_VALUE;
+		for (String candidate : candidates) {
+			int distance = levenshtein(shape, shape(ConfigurationPropertyName.of(candidate)));
+			if (distance > 0 && distance <= limit && distance < bestDistance) {
+				best = candidate;
+				bestDistance = distance;
+			}
+		}
+		return best;
+	}
+
+	/** Edits (insertions, deletions, substitutions) that turn one string into the other. */
+	static int levenshtein(String a, String b) {
+		int[] previous = new int[b.length() + 1];
+		int[] current = new int[b.length() + 1];
+		for (int j = 0; j <= b.length(); j++) {
+			previous[j] = j;
+		}
+		for (int i = 1; i <= a.length(); i++) {
+			current[0] = i;
+			for (int j = 1; j <= b.length(); j++) {
+				int substitution = previous[j - 1] + ((a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1);
+				current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
+			}
+			int[] swap = previous;
+			previous = current;
+			current = swap;
+		}
+		return previous[b.length()];
+	}
+
+	private static String message(List<Key> found, @Nullable String suggestion) {
+		List<String> places = new ArrayList<>();
+		for (Key key : found) {
+			// As Boot's reports say it: "class path resource [application.yml] - 3:5", or
+			// "uform.ram.thread" from property source "commandLineArgs".
+			String place = (key.origin != null) ? key.origin.toString() : "property source of unknown origin";
+			if (!places.contains(place)) {
+				places.add(place);
+			}
+		}
+		return "Unknown property '" + found.get(0).written + "' (set in " + String.join(" and in ", places)
+				+ ") binds to nothing and is ignored; "
+				+ ((suggestion != null) ? "did you mean '" + suggestion + "'?" : "no uform property has a similar name.");
+	}
+
+	/** One {@code uform.*} key as a property source holds it. */
+	private record Key(ConfigurationPropertyName name, String written, @Nullable Origin origin, boolean system) {
+	}
+
+	/**
+	 * The {@code uform.*} properties the configuration metadata on the class path declares: names, and
+	 * the shapes of those whose type is a map (any key below them is an entry).
+	 */
+	private record Metadata(Set<String> names, Set<String> shapes, Set<String> mapShapes) {
+
+		static Metadata read(ClassLoader classLoader, Log logger) {
+			Set<String> names = new TreeSet<>();
+			Set<String> shapes = new HashSet<>();
+			Set<String> mapShapes = new HashSet<>();
+			try {
+				Enumeration<URL> resources = classLoader.getResources(METADATA);
+				while (resources.hasMoreElements()) {
+					URL url = resources.nextElement();
+					try (InputStream in = url.openStream()) {
+						String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+						if (json.contains("\"uform.")) {
+							readProperties(json, names, shapes, mapShapes);
+						}
+					}
+					catch (IOException | RuntimeException ex) {
+						logger.debug("Skipping unreadable configuration metadata " + url, ex);
+					}
+				}
+			}
+			catch (IOException ex) {
+				logger.debug("Cannot list configuration metadata", ex);
+			}
+			return new Metadata(names, shapes, mapShapes);
+		}
+
+		private static void readProperties(String json, Set<String> names, Set<String> shapes,
+				Set<String> mapShapes) {
+			Object properties = JsonParserFactory.getJsonParser().parseMap(json).get("properties");
+			if (!(properties instanceof List<?> list)) {
+				return;
+			}
+			for (Object entry : list) {
+				if (entry instanceof Map<?, ?> property && property.get("name") instanceof String name
+						&& name.startsWith("uform.") && ConfigurationPropertyName.isValid(name)) {
+					String shape = shape(ConfigurationPropertyName.of(name));
+					names.add(name);
+					shapes.add(shape);
+					if (property.get("type") instanceof String type && type.startsWith("java.util.Map<")) {
+						mapShapes.add(shape);
+					}
+				}
+			}
+		}
+
+		boolean declares(String shape) {
+			if (this.shapes.contains(shape)) {
+				return true;
+			}
+			for (String map : this.mapShapes) {
+				if (shape.startsWith(map + ".") || shape.startsWith(map + "[")) {
+					return true;
+				}
+			}
+			return false;
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package io.uform.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.uform.DeviceBuffer;
+import io.uform.Executor;
+import io.uform.GpuDevice;
+import io.uform.GpuVendor;
+import io.uform.ScratchStatistics;
+import io.uform.Uform;
+import io.uform.gpu.SimulatedRuntime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Starting and closing a context with both executors (RAM, and VRAM on both of this module's
+ * simulated devices) a hundred times leaks neither threads nor device memory: every cycle uses both
+ * executors, reserves scratch on every device and leaves it reserved, and the close must give all of it
+ * back.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class UformContextCyclesTest {
+
+	private static final int CYCLES = 100;
+
+	/** Scratch reserved per device per cycle, and never closed by the test: the free must return it. */
+	private static final long SCRATCH_BYTES = 1 << 20;
+
+	/**
+	 * Threads the JVM may gain over the 100 cycles for reasons that are not a leak (a JIT compiler
+	 * thread, the attach listener). A leak of even one thread per cycle would be 100.
+	 */
+	private static final int THREAD_TOLERANCE = 3;
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(UformAutoConfiguration.class))
+		.withPropertyValues("uform.ram.threads=2");
+
+	@Test
+	void aHundredStartCloseCyclesLeakNoThreadsAndNoDeviceMemory() throws Exception {
+		List<Integer> simulated = simulatedDiscoveryOrdinals();
+		assertThat(simulated).as("discovery ordinals of the simulated devices").hasSize(2);
+		ApplicationContextRunner bothDevices = this.contextRunner.withPropertyValues(
+				"uform.vram.devices=" + simulated.get(0) + "," + simulated.get(1));
+		long[] startBytes = usedBytes();
+		long[] startReadings = readings(simulated);
+		// One cycle first: it starts what lives once per JVM (uform's Cleaner thread, class loading),
+		// which is not a leak.
+		cycle(bothDevices, 0, startBytes);
+		assertThat(UformThreads.awaitNoExecutorOwned(Duration.ofSeconds(5)))
+			.as("executor-owned uform threads alive after the first cycle")
+			.isEmpty();
+		int baseline = UformThreads.liveThreadsButSharedCompletions();
+		List<String> made = new ArrayList<>();
+		long start = System.nanoTime();
+		for (int c = 1; c <= CYCLES; c++) {
+			made.addAll(cycle(bothDevices, c, startBytes));
+		}
+		long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		assertThat(made).as("executors made").hasSize(2 * CYCLES).doesNotHaveDuplicates();
+		assertThat(UformThreads.awaitNoExecutorOwned(Duration.ofSeconds(5)))
+			.as("executor-owned uform threads alive after %d cycles", CYCLES)
+			.isEmpty();
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		int live = UformThreads.liveThreadsButSharedCompletions();
+		while (live > baseline + THREAD_TOLERANCE && System.nanoTime() - deadline < 0) {
+			TimeUnit.MILLISECONDS.sleep(20);
+			live = UformThreads.liveThreadsButSharedCompletions();
+		}
+		assertThat(live).as("live threads (uform-completion-* left out) after %d cycles; baseline %d; %d cycles took "
+				+ "%d ms", CYCLES, baseline, CYCLES, millis)
+			.isLessThanOrEqualTo(baseline + THREAD_TOLERANCE);
+		assertThat(usedBytes()).as("simulated device memory in use after %d cycles", CYCLES).containsExactly(startBytes);
+		assertThat(readings(simulated)).as("Uform.gpuReadings memory used after %d cycles", CYCLES)
+			.containsExactly(startReadings);
+	}
+
+	/**
+	 * One start and close: uses both executors, leaves scratch reserved on each device, checks the
+	 * memory is in use while the context runs and back to {@code startBytes} once it is closed.
+	 * @return the names of the executors made
+	 */
+	private static List<String> cycle(ApplicationContextRunner contextRunner, int number, long[] startBytes) {
+		List<Executor> made = new ArrayList<>();
+		contextRunner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			Executor ram = context.getBean(Executor.class);
+			Executor vram = context.getBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, Executor.class);
+			made.add(ram);
+			made.add(vram);
+			assertThat(ram.defer(() -> number).get(10, TimeUnit.SECONDS)).isEqualTo(number);
+			int[] forked = new int[ram.threads()];
+			ram.forThreads((thread, colocation) -> forked[thread]++);
+			assertThat(forked).containsOnly(1);
+			// Reserved and not closed: freeing the executor must give it back.
+			List<DeviceBuffer> leftOpen = new ArrayList<>();
+			vram.forDevices((lane) -> {
+				DeviceBuffer buffer = lane.reserve(SCRATCH_BYTES);
+				synchronized (leftOpen) {
+					leftOpen.add(buffer);
+				}
+			});
+			assertThat(leftOpen).hasSize(2);
+			assertThat(vram.statistics().scratch()).extracting(ScratchStatistics::inUseBytes)
+				.allSatisfy((bytes) -> assertThat(bytes).isGreaterThanOrEqualTo(SCRATCH_BYTES));
+			long[] during = usedBytes();
+			for (int device = 0; device < during.length; device++) {
+				assertThat(during[device]).as("cycle %d: device %d memory in use", number, device)
+					.isGreaterThanOrEqualTo(startBytes[device] + SCRATCH_BYTES);
+			}
+		});
+		assertThat(made).extracting((executor) -> executor.statistics().state())
+			.as("cycle %d: executors after close", number)
+			.containsOnly(Executor.State.FREED);
+		assertThat(usedBytes()).as("cycle %d: simulated device memory in use after close", number)
+			.containsExactly(startBytes);
+		return made.stream().map(Executor::name).toList();
+	}
+
+	private static long[] usedBytes() {
+		SimulatedRuntime runtime = SimulatedRuntime.system();
+		return new long[] { runtime.usedBytes(0), runtime.usedBytes(1) };
+	}
+
+	/** What {@link Uform#gpuReadings(int)}, the public reading, says is in use on each device. */
+	private static long[] readings(List<Integer> ordinals) {
+		return ordinals.stream().mapToLong((ordinal) -> Uform.gpuReadings(ordinal).memoryUsedBytes()).toArray();
+	}
+
+	/** Where discovery lists the simulated devices: after every real GPU, if the machine has any. */
+	private static List<Integer> simulatedDiscoveryOrdinals() {
+		List<GpuDevice> devices = Uform.gpuDevices();
+		List<Integer> ordinals = new ArrayList<>();
+		for (int ordinal = 0; ordinal < devices.size(); ordinal++) {
+			if (devices.get(ordinal).vendor() == GpuVendor.SIMULATED) {
+				ordinals.add(ordinal);
+			}
+		}
+		return ordinals;
+	}
+}
