@@ -1,0 +1,385 @@
+package io.uform.spring.autoconfigure.actuate;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
+
+import com.fasterxml.jackson.annotation.JsonValue;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+import io.uform.Executor;
+import io.uform.ExecutorStatistics;
+import io.uform.GpuDevice;
+import io.uform.GpuReadings;
+import io.uform.GpuVendor;
+import io.uform.Mesh;
+import io.uform.MeshDescription;
+import io.uform.Mood;
+import io.uform.ScratchStatistics;
+import io.uform.Uform;
+import io.uform.UformException;
+import io.uform.spring.autoconfigure.UformAutoConfiguration;
+
+/**
+ * {@link Endpoint @Endpoint} that shows what uform runs on and with: its version, its capability
+ * tokens, the GPUs this process sees (with live readings where the vendor reports them), every
+ * executor bean with its effective configuration and counters, and the mesh.
+ *
+ * <p>Read-only ({@link Access#READ_ONLY}, and no write or delete operation): it describes state and
+ * configuration; time series (utilisation, scratch in use over time) belong to the Micrometer meters.
+ * Paths, under the actuator base path:
+ * <ul>
+ * <li>{@code uform}: everything, as a {@link UformDescriptor};</li>
+ * <li>{@code uform/devices}, {@code uform/capabilities}, {@code uform/executors}, {@code uform/mesh}:
+ * one section of it, as the whole shows it ({@code mesh} answers 404 where there is none);</li>
+ * <li>{@code uform/executors/{name}}: one executor bean by name (404 for a name that is not an
+ * existing executor bean; looking never makes one).</li>
+ * </ul>
+ * Nothing is cached: every read takes a fresh {@link Executor#statistics()} snapshot and fresh device
+ * readings.
+ */
+@Endpoint(id = "uform", defaultAccess = Access.READ_ONLY)
+public class UformEndpoint {
+
+	/** The {@code part} selector of the devices section. */
+	public static final String DEVICES = "devices";
+
+	/** The {@code part} selector of the capabilities section. */
+	public static final String CAPABILITIES = "capabilities";
+
+	/** The {@code part} selector of the executors section, and the first selector of one executor. */
+	public static final String EXECUTORS = "executors";
+
+	/** The {@code part} selector of the mesh section. */
+	public static final String MESH = "mesh";
+
+	/** {@link MeshDescriptor#state()} of a mesh this process is part of. */
+	public static final String MESH_JOINED = "joined";
+
+	/** {@link MeshDescriptor#state()} of a mesh that was freed (this process left the run). */
+	public static final String MESH_FREED = "freed";
+
+	private final ListableBeanFactory beans;
+
+	private final Supplier<List<GpuDevice>> devices;
+
+	private final IntFunction<GpuReadings> readings;
+
+	/**
+	 * Makes the endpoint over the executor and mesh beans of a bean factory and the GPUs of this
+	 * process.
+	 * @param beans where the executor and mesh beans are looked up (existing beans only)
+	 */
+	public UformEndpoint(ListableBeanFactory beans) {
+		this(beans, Uform::gpuDevices, Uform::gpuReadings);
+	}
+
+	/**
+	 * Makes the endpoint over given device sources, for tests.
+	 * @param beans where the executor and mesh beans are looked up
+	 * @param devices lists the GPUs, as {@link Uform#gpuDevices()}
+	 * @param readings reads one, as {@link Uform#gpuReadings(int)}
+	 */
+	UformEndpoint(ListableBeanFactory beans, Supplier<List<GpuDevice>> devices, IntFunction<GpuReadings> readings) {
+		this.beans = beans;
+		this.devices = devices;
+		this.readings = readings;
+	}
+
+	/**
+	 * Everything: version, capabilities, devices, executors and, where a mesh bean exists, the mesh.
+	 * @return the description
+	 */
+	@ReadOperation
+	public UformDescriptor uform() {
+		List<GpuDevice> listed = this.devices.get();
+		return new UformDescriptor(UformFacts.version(), capabilities(), devices(listed), executors(), mesh(listed));
+	}
+
+	/**
+	 * One section of {@link #uform()}, shown as the whole shows it.
+	 * @param part {@value #DEVICES}, {@value #CAPABILITIES}, {@value #EXECUTORS} or {@value #MESH}
+	 * @return the section, or {@code null} (404) for another part, or for {@value #MESH} where no mesh
+	 *         bean exists
+	 */
+	@ReadOperation
+	public @Nullable Object part(@Selector String part) {
+		return switch (part) {
+			case DEVICES -> new DevicesDescriptor(devices(this.devices.get()));
+			case CAPABILITIES -> capabilities();
+			case EXECUTORS -> OperationResponseBody.of(executors());
+			case MESH -> mesh(this.devices.get());
+			default -> null;
+		};
+	}
+
+	/**
+	 * One executor bean.
+	 * @param part must be {@value #EXECUTORS}
+	 * @param name the executor's bean name, like {@code uformRamExecutor}
+	 * @return the executor, or {@code null} (404) when no executor bean has that name
+	 */
+	@ReadOperation
+	public @Nullable ExecutorDescriptor executor(@Selector String part, @Selector String name) {
+		if (!EXECUTORS.equals(part)) {
+			return null;
+		}
+		Executor executor = UformFacts.executors(this.beans).get(name);
+		return (executor != null) ? ExecutorDescriptor.of(executor.statistics()) : null;
+	}
+
+	private CapabilitiesDescriptor capabilities() {
+		return new CapabilitiesDescriptor(UformFacts.compiled(), UformFacts.available());
+	}
+
+	private List<DeviceDescriptor> devices(List<GpuDevice> listed) {
+		List<DeviceDescriptor> described = new ArrayList<>(listed.size());
+		for (int ordinal = 0; ordinal < listed.size(); ordinal++) {
+			described.add(DeviceDescriptor.of(ordinal, listed.get(ordinal), readings(ordinal)));
+		}
+		return described;
+	}
+
+	private @Nullable Map<String, Object> readings(int ordinal) {
+		GpuReadings now;
+		try {
+			now = this.readings.apply(ordinal);
+		}
+		catch (RuntimeException ex) {
+			// The health indicator reports a device that cannot be read; here it has no readings.
+			return null;
+		}
+		Map<String, Object> reported = new LinkedHashMap<>();
+		putIfReported(reported, "memoryUsedBytes", now.memoryUsedBytes());
+		putIfReported(reported, "memoryTotalBytes", now.memoryTotalBytes());
+		putIfReported(reported, "utilisationPercent", now.utilisationPercent());
+		putIfReported(reported, "powerWatts", now.powerWatts());
+		putIfReported(reported, "temperatureCelsius", now.temperatureCelsius());
+		return reported;
+	}
+
+	private static void putIfReported(Map<String, Object> reported, String key, @Nullable Object value) {
+		if (value != null) {
+			reported.put(key, value);
+		}
+	}
+
+	private Map<String, ExecutorDescriptor> executors() {
+		Map<String, ExecutorDescriptor> described = new LinkedHashMap<>();
+		UformFacts.executors(this.beans)
+			.forEach((name, executor) -> described.put(name, ExecutorDescriptor.of(executor.statistics())));
+		return described;
+	}
+
+	private @Nullable MeshDescriptor mesh(List<GpuDevice> listed) {
+		Map<String, Mesh> meshes = UformFacts.meshes(this.beans);
+		if (meshes.isEmpty()) {
+			return null;
+		}
+		// One process joins one run; the auto-configured bean comes first where a user added another.
+		String name = meshes.containsKey(UformAutoConfiguration.MESH_BEAN_NAME) ? UformAutoConfiguration.MESH_BEAN_NAME
+				: meshes.keySet().iterator().next();
+		return MeshDescriptor.of(name, meshes.get(name), listed);
+	}
+
+	/**
+	 * Everything the endpoint shows.
+	 *
+	 * @param version the version of the uform-java library (its jar's {@code Implementation-Version} or
+	 *        Maven {@code pom.properties}), {@code unknown} when run from classes without either
+	 * @param capabilities the capability tokens compiled into uform and available here
+	 * @param devices the GPUs this process sees, in ordinal order
+	 * @param executors the executor beans, by bean name
+	 * @param mesh the mesh, or {@code null} (left out) where no mesh bean exists
+	 */
+	public record UformDescriptor(String version, CapabilitiesDescriptor capabilities, List<DeviceDescriptor> devices,
+			Map<String, ExecutorDescriptor> executors, @Nullable MeshDescriptor mesh) implements OperationResponseBody {
+	}
+
+	/**
+	 * uform's capability tokens ({@code serial}, {@code intel-haswell}, …, {@code numa}, {@code cuda},
+	 * {@code rocm}, GPU classes), as lists rather than uform's comma-separated strings.
+	 *
+	 * @param compiled every token this build knows ({@link Uform#capabilitiesCompiled()})
+	 * @param available the tokens this machine offers now ({@link Uform#capabilitiesAvailable()}), a
+	 *        subset of {@code compiled} in the same order
+	 */
+	public record CapabilitiesDescriptor(List<String> compiled, List<String> available)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * The {@code devices} section on its own: serialised as the list itself, as the whole shows it.
+	 *
+	 * @param devices the devices, in ordinal order
+	 */
+	public record DevicesDescriptor(@JsonValue List<DeviceDescriptor> devices) implements OperationResponseBody {
+	}
+
+	/**
+	 * One GPU: every field of {@link GpuDevice}, whether it is simulated, and what its vendor reports now.
+	 *
+	 * @param ordinal its position in {@link Uform#gpuDevices()}, as {@code uform.vram.devices} names it
+	 * @param vendor {@code NVIDIA}, {@code AMD}, or {@code SIMULATED} for host memory presenting itself
+	 *        as a GPU
+	 * @param vendorOrdinal its ordinal as {@code nvidia-smi} or {@code rocm-smi} lists it; {@code -1}
+	 *        where unknown
+	 * @param gpuClass the class its kernels run as, like {@code nvidia-hopper}; left out where uform has
+	 *        none
+	 * @param computeUnits streaming multiprocessors (NVIDIA) or compute units (AMD)
+	 * @param memoryBytes device memory, as discovery found it
+	 * @param name the vendor's name for it
+	 * @param uuid the vendor's unique id, to match it with {@code nvidia-smi}, DCGM or {@code rocm-smi};
+	 *        left out where the vendor gives none
+	 * @param pciBusId {@code domain:bus:device.function}; left out where unknown
+	 * @param simulated whether it is a simulated device ({@code uform.devices.simulated})
+	 * @param readings what the vendor reports now ({@code memoryUsedBytes}, {@code memoryTotalBytes},
+	 *        {@code utilisationPercent}, {@code powerWatts}, {@code temperatureCelsius}), each left out
+	 *        where it is not reported; the whole left out when the device could not be read
+	 */
+	public record DeviceDescriptor(int ordinal, GpuVendor vendor, int vendorOrdinal, @Nullable String gpuClass,
+			int computeUnits, long memoryBytes, String name, @Nullable String uuid, @Nullable String pciBusId,
+			boolean simulated, @Nullable Map<String, Object> readings) {
+
+		static DeviceDescriptor of(int ordinal, GpuDevice device, @Nullable Map<String, Object> readings) {
+			return new DeviceDescriptor(ordinal, device.vendor(), device.vendorOrdinal(), device.gpuClass(),
+					device.computeUnits(), device.memoryBytes(), device.name(), device.uuid(), device.pciBusId(),
+					device.vendor() == GpuVendor.SIMULATED, readings);
+		}
+	}
+
+	/**
+	 * One executor bean, from a {@link Executor#statistics()} snapshot.
+	 *
+	 * @param name uform's name for it, which its threads' names start with after {@code uform-}
+	 * @param kind {@code RAM} (host threads) or {@code VRAM} (GPU streams)
+	 * @param state {@code RUNNING}, {@code DRAINING} or {@code FREED}
+	 * @param mood what idle threads do: {@code PARKED} or {@code GRINDING}
+	 * @param config the configuration it runs with, absent properties filled in with what was derived
+	 * @param colocations how many memory domains the threads span
+	 * @param pinning {@code pinned}, or {@code not pinned: } and why
+	 * @param forks forks run so far
+	 * @param deferred its deferred calls
+	 * @param scratch a VRAM executor's activation scratch, one entry per device; empty for a RAM executor
+	 */
+	public record ExecutorDescriptor(String name, Executor.Kind kind, Executor.State state, Mood mood,
+			ExecutorConfigDescriptor config, int colocations, String pinning, long forks, DeferredDescriptor deferred,
+			List<ScratchDescriptor> scratch) implements OperationResponseBody {
+
+		static ExecutorDescriptor of(ExecutorStatistics statistics) {
+			List<ScratchDescriptor> scratch = statistics.scratch().stream().map(ScratchDescriptor::of).toList();
+			Long scratchLimit = statistics.scratch().isEmpty() ? null : statistics.scratch().get(0).limitBytes();
+			ExecutorConfigDescriptor config = new ExecutorConfigDescriptor(statistics.threads(),
+					statistics.memoryDomains(), statistics.cpuClass(), statistics.deferredLimit(), statistics.devices(),
+					scratchLimit);
+			DeferredDescriptor deferred = new DeferredDescriptor(statistics.deferredInFlight(),
+					statistics.deferredLimit(), statistics.deferredCompleted(), statistics.deferredFailed(),
+					statistics.deferredCancelled(), statistics.deferredRejected());
+			return new ExecutorDescriptor(statistics.name(), statistics.kind(), statistics.state(), statistics.mood(),
+					config, statistics.colocations(), statistics.pinning(), statistics.forks(), deferred, scratch);
+		}
+	}
+
+	/**
+	 * The configuration an executor runs with: what was set, and what was derived from the machine
+	 * where it was not.
+	 *
+	 * @param threads threads taking part in a fork, the caller included
+	 * @param memoryDomains NUMA node ids the threads are spread over
+	 * @param cpuClass the CPU class it dispatches as
+	 * @param deferredLimit deferred calls tracked at once
+	 * @param devices a VRAM executor's devices, as ordinals in {@link Uform#gpuDevices()}; empty for a
+	 *        RAM executor
+	 * @param scratchLimitBytes a VRAM executor's ceiling on scratch per device; left out where scratch may
+	 *        grow until the device is full, and for a RAM executor
+	 */
+	public record ExecutorConfigDescriptor(int threads, List<Integer> memoryDomains, String cpuClass,
+			int deferredLimit, List<Integer> devices, @Nullable Long scratchLimitBytes) {
+	}
+
+	/**
+	 * An executor's deferred calls. Every accepted call ends as exactly one of completed, failed or
+	 * cancelled, so completed + failed + cancelled + in flight = accepted.
+	 *
+	 * @param inFlight queued or running now
+	 * @param limit tracked at once; a {@code defer} beyond it waits for a slot
+	 * @param completed returned normally
+	 * @param failed threw
+	 * @param cancelled accepted but never ran (cancelled before they started, or given up by a bounded
+	 *        free)
+	 * @param rejected submissions refused: no slot in time, interrupted while waiting, or after free
+	 */
+	public record DeferredDescriptor(int inFlight, int limit, long completed, long failed, long cancelled,
+			long rejected) {
+	}
+
+	/**
+	 * The activation scratch of one device of a VRAM executor.
+	 *
+	 * @param device the device's position among the executor's devices
+	 * @param ordinal the device's position in {@link Uform#gpuDevices()}
+	 * @param reservedBytes device memory the scratch holds from the driver
+	 * @param inUseBytes bytes handed out to reservations now
+	 * @param highWaterBytes the most bytes handed out at once so far
+	 * @param limitBytes the executor's scratch limit; left out where there is none
+	 */
+	public record ScratchDescriptor(int device, int ordinal, long reservedBytes, long inUseBytes, long highWaterBytes,
+			@Nullable Long limitBytes) {
+
+		static ScratchDescriptor of(ScratchStatistics scratch) {
+			return new ScratchDescriptor(scratch.device(), scratch.ordinal(), scratch.reservedBytes(),
+					scratch.inUseBytes(), scratch.highWaterBytes(), scratch.limitBytes());
+		}
+	}
+
+	/**
+	 * The mesh: {@link Mesh#describe()} while this process is part of it; only its bean and state once
+	 * it was freed.
+	 *
+	 * @param bean the mesh's bean name
+	 * @param state {@value UformEndpoint#MESH_JOINED}, or {@value UformEndpoint#MESH_FREED} once this
+	 *        process left the run (the other fields are then left out)
+	 * @param hostDomainIndex this process's index in the run, from 0
+	 * @param hostDomainCount processes in the run
+	 * @param gpusPerHost GPUs this process brings
+	 * @param gpusPerMultimemDomain GPUs one NVLink multicast domain spans
+	 * @param multimemDomains how many multicast domains the mesh's GPUs form
+	 * @param multimemTier {@code switch-reduced} or {@code peer-read}
+	 * @param job the run's name; left out for a run with no peers that was given none
+	 * @param devices this process's GPUs, as ordinals in {@link Uform#gpuDevices()} ({@code -1} for one no
+	 *        longer listed)
+	 * @param peerHosts every process's host name, by index
+	 */
+	public record MeshDescriptor(String bean, String state, @Nullable Integer hostDomainIndex,
+			@Nullable Integer hostDomainCount, @Nullable Integer gpusPerHost, @Nullable Integer gpusPerMultimemDomain,
+			@Nullable Integer multimemDomains, @Nullable String multimemTier, @Nullable String job,
+			@Nullable List<Integer> devices, @Nullable List<String> peerHosts) implements OperationResponseBody {
+
+		static MeshDescriptor of(String bean, Mesh mesh, List<GpuDevice> listed) {
+			MeshDescription description;
+			try {
+				description = mesh.describe();
+			}
+			catch (UformException ex) {
+				if (ex.status() != UformException.Status.FREED) {
+					throw ex;
+				}
+				return new MeshDescriptor(bean, MESH_FREED, null, null, null, null, null, null, null, null, null);
+			}
+			List<Integer> ordinals = description.devices().stream().map(listed::indexOf).toList();
+			return new MeshDescriptor(bean, MESH_JOINED, description.hostDomainIndex(), description.hostDomainCount(),
+					description.gpusPerHost(), description.gpusPerMultimemDomain(), description.multimemDomains(),
+					description.multimemTier().label(), description.job(), ordinals, description.peerHosts());
+		}
+	}
+}

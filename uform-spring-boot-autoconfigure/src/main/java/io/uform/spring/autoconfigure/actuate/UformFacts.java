@@ -1,0 +1,142 @@
+package io.uform.spring.autoconfigure.actuate;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.SingletonBeanRegistry;
+import org.springframework.context.ApplicationContext;
+
+import io.uform.Executor;
+import io.uform.Mesh;
+import io.uform.Uform;
+
+/**
+ * What the endpoint, the health indicator and the info contributor read alike: uform's version, its
+ * capability tokens, and the executor and mesh beans that already exist.
+ */
+final class UformFacts {
+
+	/** Written into every jar by Maven; read when the manifest has no {@code Implementation-Version}. */
+	static final String POM_PROPERTIES = "/META-INF/maven/io.uform/uform-java/pom.properties";
+
+	/** The version reported when neither the manifest nor the Maven properties say. */
+	static final String UNKNOWN_VERSION = "unknown";
+
+	private static volatile @Nullable String version;
+
+	private UformFacts() {
+	}
+
+	/**
+	 * The version of the uform-java library on the class path: its jar manifest's
+	 * {@code Implementation-Version} where it has one, else the {@code version} of the
+	 * {@code pom.properties} Maven writes into the jar, else {@value #UNKNOWN_VERSION} (classes run from
+	 * a build directory, as in an IDE).
+	 * @return the version
+	 */
+	static String version() {
+		String known = version;
+		if (known == null) {
+			known = readVersion();
+			version = known;
+		}
+		return known;
+	}
+
+	private static String readVersion() {
+		String implementation = Uform.class.getPackage().getImplementationVersion();
+		if (implementation != null && !implementation.isBlank()) {
+			return implementation;
+		}
+		try (InputStream in = Uform.class.getResourceAsStream(POM_PROPERTIES)) {
+			if (in != null) {
+				Properties properties = new Properties();
+				properties.load(in);
+				String fromPom = properties.getProperty("version");
+				if (fromPom != null && !fromPom.isBlank()) {
+					return fromPom.trim();
+				}
+			}
+		}
+		catch (IOException ex) {
+			// Unreadable: the version is not worth failing an actuator call for.
+		}
+		return UNKNOWN_VERSION;
+	}
+
+	/**
+	 * Every capability token this build of uform knows ({@link Uform#capabilitiesCompiled()}).
+	 * @return the tokens, in uform's vocabulary order
+	 */
+	static List<String> compiled() {
+		return tokens(Uform.capabilitiesCompiled());
+	}
+
+	/**
+	 * The capability tokens this machine offers now ({@link Uform#capabilitiesAvailable()}).
+	 * @return the tokens, a subset of {@link #compiled()} in the same order
+	 */
+	static List<String> available() {
+		return tokens(Uform.capabilitiesAvailable());
+	}
+
+	private static List<String> tokens(String joined) {
+		return Arrays.stream(joined.split(",")).map(String::trim).filter((token) -> !token.isEmpty()).toList();
+	}
+
+	/**
+	 * The executor beans that exist, by bean name, in registration order. Non-default candidates (the
+	 * VRAM executor) are included; a bean that is not made yet (lazy) or not a singleton is left out,
+	 * so that looking never makes an executor.
+	 * @param beans the bean factory
+	 * @return the executors
+	 */
+	static Map<String, Executor> executors(ListableBeanFactory beans) {
+		return made(beans, Executor.class);
+	}
+
+	/**
+	 * The mesh beans that exist, by bean name, as {@link #executors} finds executors.
+	 * @param beans the bean factory
+	 * @return the meshes
+	 */
+	static Map<String, Mesh> meshes(ListableBeanFactory beans) {
+		return made(beans, Mesh.class);
+	}
+
+	private static <T> Map<String, T> made(ListableBeanFactory beans, Class<T> type) {
+		SingletonBeanRegistry singletons = singletons(beans);
+		Map<String, T> made = new LinkedHashMap<>();
+		for (String name : beans.getBeanNamesForType(type, false, false)) {
+			if (singletons == null || singletons.containsSingleton(name)) {
+				made.put(name, beans.getBean(name, type));
+			}
+		}
+		return made;
+	}
+
+	private static @Nullable SingletonBeanRegistry singletons(ListableBeanFactory beans) {
+		if (beans instanceof SingletonBeanRegistry registry) {
+			return registry;
+		}
+		if (beans instanceof ApplicationContext context) {
+			try {
+				return (context.getAutowireCapableBeanFactory() instanceof SingletonBeanRegistry registry) ? registry
+						: null;
+			}
+			catch (IllegalStateException ex) {
+				// Not refreshed yet, or closed: the lookups that follow say so themselves.
+				return null;
+			}
+		}
+		return null;
+	}
+}

@@ -1,0 +1,209 @@
+package io.uform.spring.autoconfigure.actuate;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ApplicationContextEvent;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.context.event.ContextStartedEvent;
+import org.springframework.context.event.ContextStoppedEvent;
+
+import io.uform.Executor;
+import io.uform.ExecutorStatistics;
+import io.uform.GpuDevice;
+import io.uform.GpuReadings;
+import io.uform.Mesh;
+import io.uform.Uform;
+import io.uform.UformException;
+
+/**
+ * {@link HealthIndicator} for uform, contributed as {@code uform}: whether the executor beans can
+ * still run work and the mesh is still joined.
+ *
+ * <ul>
+ * <li><b>UP</b>: every executor bean is running (or draining, which a caller of {@code drain} asked
+ * for and which ends by itself), every device a running executor holds is still listed at its
+ * ordinal and can be read, and the mesh, if there is one, is joined.</li>
+ * <li><b>DOWN</b>, with a {@code reason} naming what: an executor bean was freed while the application
+ * runs (its state is {@code FREED} and the context has not begun closing or stopping: someone called
+ * {@code free()} on it, and nothing runs on it again until the application restarts); a device an
+ * executor holds is no longer listed at its ordinal, or reading it ({@link Uform#gpuReadings(int)})
+ * fails; the mesh was freed while the application runs.</li>
+ * <li><b>OUT_OF_SERVICE</b>, with a {@code reason}: the context is closing (or was stopped) and has
+ * already freed an executor or left the mesh, as it does on purpose.</li>
+ * </ul>
+ * Details: {@code executors} (bean name → state), {@code devices} (how many GPUs this process sees)
+ * and, where a mesh bean exists, {@code mesh} (bean name → {@code joined} or {@code freed}).
+ *
+ * <h2>What a lost GPU looks like</h2>
+ * uform lists the GPUs once per process, so a device that falls off the bus stays listed, and vendor
+ * errors in the live readings (NVML's, amdgpu's) come back as missing fields, not failures, which a
+ * device without those sensors also gives. So this indicator reports a device as gone only where uform
+ * says so: the reading throws, or the device at the ordinal is not the one the executor holds. It does
+ * not guess from missing readings.
+ */
+public class UformHealthIndicator extends AbstractHealthIndicator
+		implements ApplicationListener<ApplicationContextEvent> {
+
+	private final ApplicationContext context;
+
+	private final Supplier<List<GpuDevice>> devices;
+
+	private final IntFunction<GpuReadings> readings;
+
+	/** Set by this context's {@link ContextClosedEvent}, which comes before anything is stopped. */
+	private volatile boolean closing;
+
+	/** Set by this context's {@link ContextStoppedEvent}, cleared by its {@link ContextStartedEvent}. */
+	private volatile boolean stopped;
+
+	/**
+	 * Makes the indicator over the executor and mesh beans of an application context and the GPUs of
+	 * this process.
+	 * @param context the application context whose beans it checks and whose close it follows
+	 */
+	public UformHealthIndicator(ApplicationContext context) {
+		this(context, Uform::gpuDevices, Uform::gpuReadings);
+	}
+
+	/**
+	 * Makes the indicator over given device sources, for tests.
+	 * @param context the application context
+	 * @param devices lists the GPUs, as {@link Uform#gpuDevices()}
+	 * @param readings reads one, as {@link Uform#gpuReadings(int)}
+	 */
+	UformHealthIndicator(ApplicationContext context, Supplier<List<GpuDevice>> devices,
+			IntFunction<GpuReadings> readings) {
+		super("uform health check failed");
+		this.context = context;
+		this.devices = devices;
+		this.readings = readings;
+	}
+
+	@Override
+	public void onApplicationEvent(ApplicationContextEvent event) {
+		// Events of a child context reach its parent's listeners too; only this context's count.
+		if (event.getApplicationContext() != this.context) {
+			return;
+		}
+		if (event instanceof ContextClosedEvent) {
+			this.closing = true;
+		}
+		else if (event instanceof ContextStoppedEvent) {
+			this.stopped = true;
+		}
+		else if (event instanceof ContextStartedEvent) {
+			this.stopped = false;
+		}
+	}
+
+	@Override
+	protected void doHealthCheck(Health.Builder builder) {
+		boolean windingDown = this.closing || this.stopped;
+		List<GpuDevice> listed = this.devices.get();
+		List<String> faults = new ArrayList<>();
+		List<String> ended = new ArrayList<>();
+		Map<String, String> executors = new LinkedHashMap<>();
+		UformFacts.executors(this.context).forEach((name, executor) -> {
+			ExecutorStatistics statistics = executor.statistics();
+			executors.put(name, statistics.state().name());
+			if (statistics.state() == Executor.State.FREED) {
+				if (windingDown) {
+					ended.add("executor '" + name + "' was freed");
+				}
+				else {
+					faults.add("executor '" + name + "' (" + statistics.name() + ") was freed while the application "
+							+ "runs: no work can run on it until the application restarts");
+				}
+				return;
+			}
+			checkDevices(name, executor, statistics, listed, faults);
+		});
+		Map<String, String> meshes = new LinkedHashMap<>();
+		UformFacts.meshes(this.context).forEach((name, mesh) -> {
+			boolean joined = joined(mesh);
+			meshes.put(name, joined ? UformEndpoint.MESH_JOINED : UformEndpoint.MESH_FREED);
+			if (!joined) {
+				if (windingDown) {
+					ended.add("mesh '" + name + "' left its run");
+				}
+				else {
+					faults.add("mesh '" + name + "' was freed while the application runs: this process left its run");
+				}
+			}
+		});
+		if (!faults.isEmpty()) {
+			builder.down().withDetail("reason", String.join("; ", faults));
+		}
+		else if (!ended.isEmpty()) {
+			builder.outOfService()
+				.withDetail("reason", "the application context is " + (this.closing ? "closing" : "stopped") + ": "
+						+ String.join("; ", ended));
+		}
+		else {
+			builder.up();
+		}
+		builder.withDetail("executors", executors).withDetail("devices", listed.size());
+		if (!meshes.isEmpty()) {
+			builder.withDetail("mesh", meshes);
+		}
+	}
+
+	private void checkDevices(String name, Executor executor, ExecutorStatistics statistics, List<GpuDevice> listed,
+			List<String> faults) {
+		List<GpuDevice> held = executor.devices();
+		for (int index = 0; index < statistics.devices().size(); index++) {
+			int ordinal = statistics.devices().get(index);
+			GpuDevice device = (index < held.size()) ? held.get(index) : null;
+			String fault = deviceFault(ordinal, device, listed);
+			if (fault != null) {
+				faults.add("device " + ordinal + ((device != null) ? " (" + describe(device) + ")" : "")
+						+ " held by executor '" + name + "' " + fault);
+			}
+		}
+	}
+
+	private @Nullable String deviceFault(int ordinal, @Nullable GpuDevice held, List<GpuDevice> listed) {
+		if (ordinal < 0 || ordinal >= listed.size()) {
+			return "is no longer listed (this process sees " + listed.size() + " GPU(s))";
+		}
+		if (held != null && !held.equals(listed.get(ordinal))) {
+			return "is no longer listed at that ordinal (it now lists " + describe(listed.get(ordinal)) + ")";
+		}
+		try {
+			this.readings.apply(ordinal);
+			return null;
+		}
+		catch (RuntimeException ex) {
+			return "cannot be read: " + ex.getMessage();
+		}
+	}
+
+	private static String describe(GpuDevice device) {
+		return device.name() + ((device.uuid() != null) ? ", " + device.uuid() : "");
+	}
+
+	private static boolean joined(Mesh mesh) {
+		try {
+			mesh.describe();
+			return true;
+		}
+		catch (UformException ex) {
+			if (ex.status() == UformException.Status.FREED) {
+				return false;
+			}
+			throw ex;
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package io.uform.spring.autoconfigure.actuate;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import org.springframework.boot.actuate.info.Info;
+import org.springframework.boot.actuate.info.InfoContributor;
+
+import io.uform.host.CpuClasses;
+
+/**
+ * An {@link InfoContributor} that adds a {@code uform} entry to the info endpoint: the uform-java
+ * version, the best CPU class this CPU offers (what an executor without {@code cpu-class} dispatches
+ * as), and the capability tokens compiled into uform and available on this machine:
+ *
+ * <pre class="code">
+ * "uform": {
+ *   "version": "0.1.0-SNAPSHOT",
+ *   "cpuClass": "intel-icelake",
+ *   "capabilities": { "compiled": [ ... ], "available": [ ... ] }
+ * }
+ * </pre>
+ */
+public class UformInfoContributor implements InfoContributor {
+
+	/** The key of the entry this contributor adds. */
+	public static final String KEY = "uform";
+
+	private final Supplier<String> cpuClass;
+
+	/** Makes the contributor for the machine this JVM runs on. */
+	public UformInfoContributor() {
+		this(() -> CpuClasses.system().best());
+	}
+
+	/**
+	 * Makes the contributor with a given source for the CPU class, for tests.
+	 * @param cpuClass gives the best CPU class
+	 */
+	UformInfoContributor(Supplier<String> cpuClass) {
+		this.cpuClass = cpuClass;
+	}
+
+	@Override
+	public void contribute(Info.Builder builder) {
+		Map<String, Object> capabilities = new LinkedHashMap<>();
+		capabilities.put("compiled", UformFacts.compiled());
+		capabilities.put("available", UformFacts.available());
+		Map<String, Object> uform = new LinkedHashMap<>();
+		uform.put("version", UformFacts.version());
+		uform.put("cpuClass", this.cpuClass.get());
+		uform.put("capabilities", capabilities);
+		builder.withDetail(KEY, uform);
+	}
+}

@@ -1,0 +1,84 @@
+package io.uform.spring.autoconfigure.metrics;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToIntFunction;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import io.uform.Mesh;
+import io.uform.MeshDescription;
+import io.uform.UformException;
+
+/**
+ * Binds a {@link Mesh} to a registry, tagged {@code name} (the mesh's bean name):
+ * {@code uform.mesh.hosts} (processes in the run, one per host), {@code uform.mesh.index} (this
+ * process's index among them) and {@code uform.mesh.bootstrap} (a time gauge, seconds: how long
+ * {@link Mesh#bootstrap} took, mostly the wait for the last process to arrive).
+ *
+ * <p>The gauges hold the mesh weakly and capture nothing else of it. After {@link Mesh#free()} the
+ * mesh no longer describes itself, so {@code hosts} and {@code index} read {@code NaN}; the bootstrap
+ * time stays, a fact about the join.
+ */
+public final class UformMeshMetrics implements MeterBinder {
+
+	private final Mesh mesh;
+
+	private final String name;
+
+	private final Iterable<Tag> tags;
+
+	/**
+	 * Binds a mesh under a name.
+	 * @param mesh the mesh
+	 * @param name the {@code name} tag, the mesh's bean name in Spring
+	 */
+	public UformMeshMetrics(Mesh mesh, String name) {
+		this(mesh, name, Tags.empty());
+	}
+
+	/**
+	 * Binds a mesh under a name, with extra tags on every meter.
+	 * @param mesh the mesh
+	 * @param name the {@code name} tag, the mesh's bean name in Spring
+	 * @param tags added to every meter
+	 */
+	public UformMeshMetrics(Mesh mesh, String name, Iterable<Tag> tags) {
+		this.mesh = mesh;
+		this.name = name;
+		this.tags = tags;
+	}
+
+	@Override
+	public void bindTo(MeterRegistry registry) {
+		Tags tags = Tags.concat(this.tags, "name", this.name);
+		Gauge.builder("uform.mesh.hosts", this.mesh, (mesh) -> described(mesh, MeshDescription::hostDomainCount))
+			.tags(tags)
+			.description("Processes in the mesh's run, one per host")
+			.register(registry);
+		Gauge.builder("uform.mesh.index", this.mesh, (mesh) -> described(mesh, MeshDescription::hostDomainIndex))
+			.tags(tags)
+			.description("This process's index in the run, from 0")
+			.register(registry);
+		TimeGauge
+			.builder("uform.mesh.bootstrap", this.mesh, TimeUnit.NANOSECONDS,
+					(mesh) -> mesh.bootstrapDuration().toNanos())
+			.tags(tags)
+			.description("Time this process spent joining the mesh, the wait for the other processes included")
+			.register(registry);
+	}
+
+	private static double described(Mesh mesh, ToIntFunction<MeshDescription> field) {
+		try {
+			return field.applyAsInt(mesh.describe());
+		}
+		catch (UformException ex) {
+			// Freed: it no longer has a place in a run.
+			return Double.NaN;
+		}
+	}
+}

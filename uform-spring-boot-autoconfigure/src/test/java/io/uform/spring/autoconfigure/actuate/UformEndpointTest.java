@@ -1,0 +1,278 @@
+package io.uform.spring.autoconfigure.actuate;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.actuate.autoconfigure.endpoint.jackson.JacksonEndpointAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.jackson.EndpointJsonMapper;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.uform.Executor;
+import io.uform.ExecutorForRamConfig;
+import io.uform.GpuDevice;
+import io.uform.GpuVendor;
+import io.uform.Mesh;
+import io.uform.Uform;
+import io.uform.UformException;
+import io.uform.spring.autoconfigure.UformAutoConfiguration;
+import io.uform.spring.autoconfigure.actuate.UformEndpoint.DeviceDescriptor;
+import io.uform.spring.autoconfigure.actuate.UformEndpoint.ExecutorDescriptor;
+import io.uform.spring.autoconfigure.actuate.UformEndpoint.MeshDescriptor;
+import io.uform.spring.autoconfigure.actuate.UformEndpoint.UformDescriptor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What the {@code uform} endpoint shows, on this module's two simulated devices: every section at the
+ * root, each selector showing its section as the root does, one executor bean by name (both the RAM
+ * and the non-default-candidate VRAM one), {@code null} (a 404 over HTTP) for what does not exist,
+ * and the mesh while joined and once freed. JSON is written by Boot's own endpoint mapper, which
+ * leaves out absent values.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class UformEndpointTest {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(UformAutoConfiguration.class, UformEndpointAutoConfiguration.class,
+				JacksonEndpointAutoConfiguration.class))
+		.withPropertyValues("uform.ram.threads=1", "management.endpoints.web.exposure.include=uform");
+
+	@Test
+	void theRootShowsEverySection() {
+		this.contextRunner.run((context) -> {
+			UformDescriptor uform = endpoint(context).uform();
+			assertThat(uform.version()).isNotBlank();
+			assertThat(uform.capabilities().compiled()).contains("serial", "numa", "cuda", "rocm");
+			assertThat(uform.capabilities().compiled()).containsAll(uform.capabilities().available());
+			assertThat(uform.capabilities().available()).contains("serial")
+				.doesNotContain("cuda", "rocm")
+				.containsExactlyElementsOf(UformFacts.available());
+			assertThat(uform.devices()).hasSize(Uform.gpuDevices().size()).hasSize(2);
+			assertThat(uform.executors()).containsOnlyKeys(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME,
+					UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME);
+			assertThat(uform.mesh()).isNull();
+			JsonNode json = json(context, uform);
+			assertThat(json.propertyNames()).containsExactly("version", "capabilities", "devices", "executors");
+		});
+	}
+
+	@Test
+	void devicesShowEveryFieldOfGpuDeviceWhetherSimulatedAndWhatTheVendorReports() {
+		this.contextRunner.run((context) -> {
+			List<DeviceDescriptor> devices = endpoint(context).uform().devices();
+			for (int ordinal = 0; ordinal < devices.size(); ordinal++) {
+				DeviceDescriptor device = devices.get(ordinal);
+				GpuDevice listed = Uform.gpuDevices().get(ordinal);
+				assertThat(device.ordinal()).isEqualTo(ordinal);
+				assertThat(device.vendor()).isEqualTo(GpuVendor.SIMULATED).isEqualTo(listed.vendor());
+				assertThat(device.simulated()).isTrue();
+				assertThat(device.name()).isEqualTo(listed.name());
+				assertThat(device.memoryBytes()).isEqualTo(listed.memoryBytes()).isEqualTo(256L * 1024 * 1024);
+				assertThat(device.computeUnits()).isEqualTo(listed.computeUnits());
+				assertThat(device.vendorOrdinal()).isEqualTo(listed.vendorOrdinal());
+				assertThat(device.gpuClass()).isEqualTo(listed.gpuClass());
+				assertThat(device.uuid()).isEqualTo(listed.uuid());
+				assertThat(device.pciBusId()).isEqualTo(listed.pciBusId());
+				// Host memory reports memory used and total; utilisation, power and temperature it has not.
+				assertThat(device.readings()).containsOnlyKeys("memoryUsedBytes", "memoryTotalBytes");
+			}
+			JsonNode first = json(context, devices).get(0);
+			assertThat(first.get("simulated").asBoolean()).isTrue();
+			assertThat(first.get("vendor").asString()).isEqualTo("SIMULATED");
+			assertThat(first.get("readings").propertyNames()).containsExactly("memoryUsedBytes", "memoryTotalBytes");
+		});
+	}
+
+	@Test
+	void aDeviceThatCannotBeReadIsListedWithoutReadings() {
+		this.contextRunner.run((context) -> {
+			UformEndpoint endpoint = new UformEndpoint(context, Uform::gpuDevices, (ordinal) -> {
+				throw new UformException(UformException.Status.DEVICE_ERROR, "lost");
+			});
+			List<DeviceDescriptor> devices = endpoint.uform().devices();
+			assertThat(devices).hasSize(2).allSatisfy((device) -> assertThat(device.readings()).isNull());
+			assertThat(json(context, devices).get(0).has("readings")).isFalse();
+		});
+	}
+
+	@Test
+	void anExecutorShowsItsEffectiveConfigStateAndCounters() {
+		this.contextRunner.withPropertyValues("uform.ram.deferred-limit=16").run((context) -> {
+			Executor ram = context.getBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, Executor.class);
+			ram.forN(4, (index) -> {
+			});
+			ram.defer(() -> 42).get(10, TimeUnit.SECONDS);
+			ExecutorDescriptor described = endpoint(context).executor(UformEndpoint.EXECUTORS,
+					UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME);
+			assertThat(described).isNotNull();
+			assertThat(described.name()).isEqualTo(ram.name());
+			assertThat(described.kind()).isEqualTo(Executor.Kind.RAM);
+			assertThat(described.state()).isEqualTo(Executor.State.RUNNING);
+			assertThat(described.config().threads()).isEqualTo(1);
+			assertThat(described.config().deferredLimit()).isEqualTo(16);
+			assertThat(described.config().memoryDomains()).isEqualTo(ram.statistics().memoryDomains()).isNotEmpty();
+			assertThat(described.config().cpuClass()).isEqualTo(ram.statistics().cpuClass());
+			assertThat(described.config().devices()).isEmpty();
+			assertThat(described.config().scratchLimitBytes()).isNull();
+			assertThat(described.colocations()).isEqualTo(ram.colocations());
+			assertThat(described.pinning()).isEqualTo(ram.statistics().pinning());
+			assertThat(described.forks()).isGreaterThanOrEqualTo(1);
+			assertThat(described.deferred().limit()).isEqualTo(16);
+			assertThat(described.deferred().completed()).isEqualTo(1);
+			assertThat(described.deferred().inFlight()).isZero();
+			assertThat(described.deferred().failed()).isZero();
+			assertThat(described.deferred().cancelled()).isZero();
+			assertThat(described.deferred().rejected()).isZero();
+			assertThat(described.scratch()).isEmpty();
+			JsonNode json = json(context, described);
+			assertThat(json.propertyNames()).containsExactly("name", "kind", "state", "mood", "config", "colocations",
+					"pinning", "forks", "deferred", "scratch");
+			assertThat(json.get("kind").asString()).isEqualTo("RAM");
+			assertThat(json.get("state").asString()).isEqualTo("RUNNING");
+			assertThat(json.get("config").propertyNames()).containsExactly("threads", "memoryDomains", "cpuClass",
+					"deferredLimit", "devices");
+			assertThat(json.get("deferred").propertyNames()).containsExactly("inFlight", "limit", "completed",
+					"failed", "cancelled", "rejected");
+		});
+	}
+
+	@Test
+	void theVramExecutorIsFoundByNameThoughItIsNotADefaultCandidate() {
+		this.contextRunner.withPropertyValues("uform.vram.scratch-limit=64MB").run((context) -> {
+			Executor vram = context.getBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, Executor.class);
+			ExecutorDescriptor described = endpoint(context).executor(UformEndpoint.EXECUTORS,
+					UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME);
+			assertThat(described).isNotNull();
+			assertThat(described.kind()).isEqualTo(Executor.Kind.VRAM);
+			assertThat(described.name()).isEqualTo(vram.name());
+			assertThat(described.config().devices()).isEqualTo(vram.statistics().devices()).hasSize(1);
+			assertThat(described.config().scratchLimitBytes()).isEqualTo(64L * 1024 * 1024);
+			assertThat(described.scratch()).hasSize(1).allSatisfy((scratch) -> {
+				assertThat(scratch.device()).isZero();
+				assertThat(scratch.ordinal()).isEqualTo(vram.statistics().devices().get(0));
+				assertThat(scratch.limitBytes()).isEqualTo(64L * 1024 * 1024);
+				assertThat(scratch.inUseBytes()).isZero();
+			});
+			assertThat(json(context, described).get("scratch").get(0).propertyNames()).containsExactly("device",
+					"ordinal", "reservedBytes", "inUseBytes", "highWaterBytes", "limitBytes");
+		});
+	}
+
+	@Test
+	void withoutAScratchLimitItIsLeftOut() {
+		this.contextRunner.run((context) -> {
+			ExecutorDescriptor described = endpoint(context).executor(UformEndpoint.EXECUTORS,
+					UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME);
+			JsonNode json = json(context, described);
+			assertThat(json.get("config").has("scratchLimitBytes")).isFalse();
+			assertThat(json.get("scratch").get(0).has("limitBytes")).isFalse();
+		});
+	}
+
+	@Test
+	void anExecutorNameThatIsNotAnExecutorBeanIsNullAndMakesNothing() {
+		AtomicInteger made = new AtomicInteger();
+		List<Executor> toFree = new ArrayList<>();
+		this.contextRunner
+			.withBean("lazyExecutor", Executor.class, () -> make(made, toFree), (definition) -> definition.setLazyInit(true))
+			.withBean("prototypeExecutor", Executor.class, () -> make(made, toFree),
+					(definition) -> definition.setScope(BeanDefinition.SCOPE_PROTOTYPE))
+			.run((context) -> {
+				UformEndpoint endpoint = endpoint(context);
+				assertThat(endpoint.executor(UformEndpoint.EXECUTORS, "nope")).isNull();
+				assertThat(endpoint.executor(UformEndpoint.EXECUTORS, "uformEndpoint")).isNull();
+				assertThat(endpoint.executor(UformEndpoint.DEVICES, UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME))
+					.isNull();
+				assertThat(endpoint.executor(UformEndpoint.EXECUTORS, "lazyExecutor")).isNull();
+				assertThat(endpoint.executor(UformEndpoint.EXECUTORS, "prototypeExecutor")).isNull();
+				assertThat(endpoint.uform().executors()).containsOnlyKeys(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME,
+						UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME);
+				assertThat(made).as("executors made by looking").hasValue(0);
+			});
+		toFree.forEach(Executor::free);
+	}
+
+	@Test
+	void eachSelectorShowsItsSectionAsTheRootShowsIt() {
+		this.contextRunner.run((context) -> {
+			UformEndpoint endpoint = endpoint(context);
+			JsonNode root = json(context, endpoint.uform());
+			JsonNode devices = json(context, endpoint.part(UformEndpoint.DEVICES));
+			assertThat(devices.isArray()).isTrue();
+			assertThat(devices.size()).isEqualTo(2);
+			assertThat(devices.get(0).propertyNames())
+				.containsExactlyElementsOf(root.get("devices").get(0).propertyNames());
+			assertThat(json(context, endpoint.part(UformEndpoint.CAPABILITIES)))
+				.isEqualTo(root.get("capabilities"));
+			JsonNode executors = json(context, endpoint.part(UformEndpoint.EXECUTORS));
+			assertThat(executors.propertyNames()).containsExactly(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME,
+					UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME);
+			assertThat(executors.get(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME).propertyNames())
+				.containsExactlyElementsOf(
+						root.get("executors").get(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME).propertyNames());
+			assertThat(endpoint.part("nope")).isNull();
+			assertThat(endpoint.part("version")).isNull();
+		});
+	}
+
+	@Test
+	void withoutAMeshTheMeshSelectorIsNull() {
+		this.contextRunner.run((context) -> assertThat(endpoint(context).part(UformEndpoint.MESH)).isNull());
+	}
+
+	@Test
+	void aJoinedMeshShowsWhatDescribeSaysAndAFreedOneOnlyItsState() {
+		this.contextRunner.withPropertyValues("uform.mesh.host-domain-count=1").run((context) -> {
+			UformEndpoint endpoint = endpoint(context);
+			Mesh mesh = context.getBean(UformAutoConfiguration.MESH_BEAN_NAME, Mesh.class);
+			Executor vram = context.getBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, Executor.class);
+			MeshDescriptor described = (MeshDescriptor) endpoint.part(UformEndpoint.MESH);
+			assertThat(described).isNotNull().isEqualTo(endpoint.uform().mesh());
+			assertThat(described.bean()).isEqualTo(UformAutoConfiguration.MESH_BEAN_NAME);
+			assertThat(described.state()).isEqualTo(UformEndpoint.MESH_JOINED);
+			assertThat(described.hostDomainIndex()).isEqualTo(mesh.describe().hostDomainIndex()).isZero();
+			assertThat(described.hostDomainCount()).isEqualTo(1);
+			assertThat(described.gpusPerHost()).isEqualTo(1);
+			assertThat(described.gpusPerMultimemDomain()).isEqualTo(mesh.describe().gpusPerMultimemDomain());
+			assertThat(described.multimemDomains()).isEqualTo(mesh.describe().multimemDomains());
+			assertThat(described.multimemTier()).isEqualTo("peer-read");
+			assertThat(described.devices()).isEqualTo(vram.statistics().devices());
+			assertThat(described.peerHosts()).isEqualTo(mesh.describe().peerHosts()).hasSize(1);
+			assertThat(json(context, described).propertyNames()).containsExactly("bean", "state", "hostDomainIndex",
+					"hostDomainCount", "gpusPerHost", "gpusPerMultimemDomain", "multimemDomains", "multimemTier",
+					"devices", "peerHosts");
+			mesh.free();
+			MeshDescriptor freed = (MeshDescriptor) endpoint.part(UformEndpoint.MESH);
+			assertThat(freed).isNotNull();
+			assertThat(freed.state()).isEqualTo(UformEndpoint.MESH_FREED);
+			assertThat(json(context, freed).propertyNames()).containsExactly("bean", "state");
+			assertThat(json(context, endpoint.uform()).get("mesh").get("state").asString()).isEqualTo("freed");
+		});
+	}
+
+	private static Executor make(AtomicInteger made, List<Executor> toFree) {
+		made.incrementAndGet();
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1));
+		toFree.add(executor);
+		return executor;
+	}
+
+	private static UformEndpoint endpoint(AssertableApplicationContext context) {
+		assertThat(context).hasNotFailed().hasSingleBean(UformEndpoint.class);
+		return context.getBean(UformEndpoint.class);
+	}
+
+	/** Writes a response as Boot writes endpoint responses over HTTP: with its endpoint JSON mapper. */
+	static JsonNode json(AssertableApplicationContext context, Object response) {
+		return context.getBean(EndpointJsonMapper.class).get().valueToTree(response);
+	}
+}
