@@ -99,6 +99,9 @@ class UformMeshAutoConfigurationTest {
 			String[] args = { "--uform.mesh.host-domain-index=" + index, "--uform.mesh.host-domain-count=2",
 					"--uform.mesh.directory=" + directory, "--uform.mesh.job=run-7", "--uform.mesh.timeout=30s" };
 			started.add(CompletableFuture.supplyAsync(() -> start(args), threads));
+			// The second starts once the first is waiting in its bean creation (its member file is
+			// written): two SpringApplications initialising logging at once in one JVM race in Logback.
+			awaitMemberFiles(directory.resolve("run-7"), index + 1);
 		}
 		threads.shutdown();
 		List<ConfigurableApplicationContext> contexts = new ArrayList<>();
@@ -135,6 +138,25 @@ class UformMeshAutoConfigurationTest {
 			.withBean("second", MeshOptionsCustomizer.class, () -> new AppendSecond())
 			.withBean("first", MeshOptionsCustomizer.class, () -> new AppendFirst())
 			.run((context) -> assertThat(context.getBean(Mesh.class).describe().job()).isEqualTo("run-1-2"));
+	}
+
+	private static void awaitMemberFiles(Path job, int count) throws Exception {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (memberFiles(job) < count) {
+			assertThat(System.nanoTime()).as("%d member file(s) in %s within 30 s", count, job).isLessThan(deadline);
+			Thread.sleep(10);
+		}
+	}
+
+	private static long memberFiles(Path job) throws Exception {
+		if (!Files.isDirectory(job)) {
+			return 0;
+		}
+		try (var files = Files.list(job)) {
+			return files.map((file) -> file.getFileName().toString())
+				.filter((name) -> name.startsWith("member-") && name.endsWith(".properties"))
+				.count();
+		}
 	}
 
 	private static ConfigurableApplicationContext start(String... args) {
