@@ -1,0 +1,97 @@
+package io.uform.spring.autoconfigure.metrics;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.uform.Executor;
+import io.uform.spring.autoconfigure.UformAutoConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Prometheus names {@code docs/metrics.md} gives are the names Micrometer's real
+ * {@link PrometheusMeterRegistry} writes for uform's meters, and every uform series it writes is
+ * documented: a context with both executors (on this module's simulated devices, a scratch limit
+ * set) and a mesh of one, scraped once.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class UformPrometheusNamesTest {
+
+	/** Readings a simulated device does not report, so no series exists for them here. */
+	private static final Set<String> NOT_ON_SIMULATED_DEVICES = Set.of("uform_gpu_utilization_percent",
+			"uform_gpu_power_watts", "uform_gpu_temperature_celsius");
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, UformAutoConfiguration.class,
+				UformMetricsAutoConfiguration.class))
+		.withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+		.withPropertyValues("uform.ram.threads=2", "uform.vram.scratch-limit=16MB", "uform.mesh.host-domain-count=1");
+
+	@Test
+	void theDocumentedNamesAreTheScrapedOnes() throws IOException {
+		Set<String> documented = documentedNames();
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			context.getBean(Executor.class).forN(4, (index) -> {
+			});
+			Set<String> scraped = scrapedUformNames(context.getBean(PrometheusMeterRegistry.class).scrape());
+			Set<String> expected = new TreeSet<>(documented);
+			expected.removeAll(NOT_ON_SIMULATED_DEVICES);
+			assertThat(scraped).as("series the registry writes for uform").containsExactlyInAnyOrderElementsOf(expected);
+		});
+	}
+
+	/** The second column of docs/metrics.md's meter tables, with "`x_count`, `_sum`" expanded. */
+	private static Set<String> documentedNames() throws IOException {
+		String docs = Files.readString(Path.of("..", "docs", "metrics.md"));
+		Set<String> names = new TreeSet<>();
+		Matcher row = Pattern.compile("(?m)^\\| `[a-z.]+`(?:, `[a-z.]+`)? \\| ([^|]+) \\|").matcher(docs);
+		while (row.find()) {
+			String previous = null;
+			for (Matcher name = Pattern.compile("`([a-z_]+)`").matcher(row.group(1)); name.find();) {
+				String found = name.group(1);
+				if (found.startsWith("_") && previous != null) {
+					found = previous.substring(0, previous.lastIndexOf('_')) + found;
+				}
+				names.add(found);
+				previous = found;
+			}
+		}
+		assertThat(names).as("Prometheus names in docs/metrics.md").isNotEmpty();
+		return names;
+	}
+
+	/**
+	 * Metric names of the scrape's samples that belong to uform: every {@code uform_*} series, and
+	 * the {@code executor_*} series of uform's executor beans.
+	 */
+	private static Set<String> scrapedUformNames(String scrape) {
+		Set<String> names = new TreeSet<>();
+		for (String line : scrape.split("\n")) {
+			if (line.startsWith("#") || line.isBlank()) {
+				continue;
+			}
+			String name = line.substring(0, line.indexOf((line.contains("{")) ? '{' : ' '));
+			boolean uformExecutor = name.startsWith("executor_") && line.contains("name=\"uform");
+			if (name.startsWith("uform_") || uformExecutor) {
+				names.add(name);
+			}
+		}
+		return names;
+	}
+}
