@@ -14,7 +14,8 @@ import java.util.Locale;
  * each 1 from {@code intel-haswell}, {@code hoper} is 2 from {@code nvidia-hopper}.
  *
  * <p>Not part of uform's API: it is public only so that the class vocabularies in
- * {@code io.uform.host} and {@code io.uform.gpu} can share it.
+ * {@code io.uform.host} and {@code io.uform.gpu}, and the Spring Boot starter's unknown-property
+ * warnings, share one distance.
  */
 public final class NearestNames {
 
@@ -70,7 +71,7 @@ public final class NearestNames {
 	 * @param b the other
 	 * @return the number of edits that turn one into the other
 	 */
-	static int distance(String a, String b) {
+	public static int distance(String a, String b) {
 		String s = a.toLowerCase(Locale.ROOT);
 		String t = b.toLowerCase(Locale.ROOT);
 		int[][] d = new int[s.length() + 1][t.length() + 1];

@@ -38,6 +38,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
+import io.uform.NearestNames;
 import io.uform.gpu.SimulatedDevices;
 
 /**
@@ -238,33 +239,13 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 		String best = null;
 		int bestDistance = Integer.MAX_VALUE;
 		for (String candidate : candidates) {
-			int distance = levenshtein(shape, shape(ConfigurationPropertyName.of(candidate)));
+			int distance = NearestNames.distance(shape, shape(ConfigurationPropertyName.of(candidate)));
 			if (distance > 0 && distance <= limit && distance < bestDistance) {
 				best = candidate;
 				bestDistance = distance;
 			}
 		}
 		return best;
-	}
-
-	/** Edits (insertions, deletions, substitutions) that turn one string into the other. */
-	static int levenshtein(String a, String b) {
-		int[] previous = new int[b.length() + 1];
-		int[] current = new int[b.length() + 1];
-		for (int j = 0; j <= b.length(); j++) {
-			previous[j] = j;
-		}
-		for (int i = 1; i <= a.length(); i++) {
-			current[0] = i;
-			for (int j = 1; j <= b.length(); j++) {
-				int substitution = previous[j - 1] + ((a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1);
-				current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
-			}
-			int[] swap = previous;
-			previous = current;
-			current = swap;
-		}
-		return previous[b.length()];
 	}
 
 	private static String message(List<Key> found, @Nullable String suggestion) {

@@ -27,6 +27,8 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.DefaultResourceLoader;
 
+import io.uform.NearestNames;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -202,8 +204,8 @@ class UnknownPropertiesEnvironmentPostProcessorTest {
 		assertThat(UnknownPropertiesEnvironmentPostProcessor.nearest("uform.vram.device", candidates))
 			.isEqualTo("uform.vram.devices");
 		assertThat(UnknownPropertiesEnvironmentPostProcessor.nearest("uform.zzz.qqq", candidates)).isNull();
-		assertThat(UnknownPropertiesEnvironmentPostProcessor.levenshtein("kitten", "sitting")).isEqualTo(3);
-		assertThat(UnknownPropertiesEnvironmentPostProcessor.levenshtein("", "abc")).isEqualTo(3);
+		assertThat(NearestNames.distance("kitten", "sitting")).isEqualTo(3);
+		assertThat(NearestNames.distance("", "abc")).isEqualTo(3);
 	}
 
 	private void postProcess() {
