@@ -14,9 +14,6 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.context.config.ConfigDataEnvironmentPostProcessor;
 import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
-import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.logging.DeferredLogFactory;
 import org.springframework.boot.origin.Origin;
@@ -270,17 +267,13 @@ class SimulatedDevicesEnvironmentPostProcessor implements EnvironmentPostProcess
 
 		/** The property from the highest-ranked source that has it, or {@code null} if none or blank. */
 		static @Nullable Setting find(ConfigurableEnvironment environment, String name) {
-			ConfigurationPropertyName key = ConfigurationPropertyName.of(name);
-			for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-				ConfigurationProperty property = source.getConfigurationProperty(key);
-				if (property != null) {
-					Object resolved = new PropertySourcesPlaceholdersResolver(environment)
-						.resolvePlaceholders(property.getValue());
-					String value = nonBlank(Objects.toString(resolved, null));
-					return (value != null) ? new Setting(name, value, property.getOrigin()) : null;
-				}
+			ConfigurationProperty property = ConfiguredProperties.find(environment, name);
+			if (property == null) {
+				return null;
 			}
-			return null;
+			Object resolved = new PropertySourcesPlaceholdersResolver(environment).resolvePlaceholders(property.getValue());
+			String value = nonBlank(Objects.toString(resolved, null));
+			return (value != null) ? new Setting(name, value, property.getOrigin()) : null;
 		}
 
 		InvalidConfigurationPropertyValueException invalid(String valid) {

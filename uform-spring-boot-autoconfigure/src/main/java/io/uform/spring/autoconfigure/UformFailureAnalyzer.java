@@ -13,9 +13,6 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
-import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.env.Environment;
@@ -135,12 +132,9 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 			return null;
 		}
 		for (String candidate : List.of(property, property + "[0]")) {
-			ConfigurationPropertyName name = ConfigurationPropertyName.of(candidate);
-			for (ConfigurationPropertySource source : ConfigurationPropertySources.get(this.environment)) {
-				ConfigurationProperty found = source.getConfigurationProperty(name);
-				if (found != null) {
-					return found;
-				}
+			ConfigurationProperty found = ConfiguredProperties.find(this.environment, candidate);
+			if (found != null) {
+				return found;
 			}
 		}
 		return null;
