@@ -1,0 +1,37 @@
+package io.uform.sample.search;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The size of the in-memory embedding corpus ({@code sample.corpus.*}). The corpus is generated at
+ * startup from the seed, so every instance with the same properties holds the same vectors.
+ *
+ * @param rows vectors in the corpus, at least 1; 100k of 256 floats is about 100 MB
+ * @param dimensions floats per vector, at least 1
+ * @param seed the seed the vectors are generated from
+ */
+@ConfigurationProperties("sample.corpus")
+public record CorpusProperties(@DefaultValue("100000") int rows, @DefaultValue("256") int dimensions,
+		@DefaultValue("42") long seed) {
+
+	/** The most floats one Java array holds. */
+	static final long MAX_FLOATS = Integer.MAX_VALUE - 8;
+
+	/**
+	 * Checks the sizes at binding, so a bad value fails startup naming the property.
+	 */
+	public CorpusProperties {
+		if (rows < 1) {
+			throw new IllegalArgumentException("sample.corpus.rows must be at least 1, was " + rows);
+		}
+		if (dimensions < 1) {
+			throw new IllegalArgumentException("sample.corpus.dimensions must be at least 1, was " + dimensions);
+		}
+		if ((long) rows * dimensions > MAX_FLOATS) {
+			throw new IllegalArgumentException("sample.corpus.rows x sample.corpus.dimensions must fit one Java array ("
+					+ MAX_FLOATS + " floats), was " + rows + " x " + dimensions + " = " + (long) rows * dimensions
+					+ "; make the corpus smaller");
+		}
+	}
+}
