@@ -9,8 +9,11 @@
 # value hides every device, a single UUID shows that device with its nvidia-smi index. Then it runs a
 # VRAM executor on GPU 0 (io.uform.cli.VramCheck in the same jar): scratch grown to 1 GiB, a
 # 100,000 x 256 matrix uploaded, the shipped dot-product kernel checked against a host computation,
-# a deferred call, drain, free, and device memory compared before and after. The whole script takes
-# well under 3 minutes; record its output and the driver version in docs/vram.md, "Verified on".
+# a deferred call, drain, free, and device memory compared before and after. Where the sample app's
+# jar is built (or UFORM_SAMPLE_JAR names it), it starts the sample and runs its load script on the
+# vram, ram and parallel-stream engines: the vram engine must take the gpu-kernel path and return
+# the same rows as the host. The whole script takes about 3 minutes; record its output and the
+# driver version in docs/vram.md, "Verified on".
 #
 # Usage (from anywhere):
 #   scripts/gpu-check.sh                      # builds the cli jar with ./mvnw (needs Maven Central or a filled ~/.m2)
@@ -166,6 +169,33 @@ echo "$vram"
 vram_failed="$(grep -c '^FAIL' <<<"$vram" || true)"
 check "vram executor" "exit 0, no FAIL" "exit $vram_status, $vram_failed FAIL" \
 	"$([[ "$vram_status" == 0 && "$vram_failed" == 0 ]]; echo $?)"
+
+echo
+sample_jar="${UFORM_SAMPLE_JAR:-$(ls sample-app/target/uform-sample-app-*.jar 2>/dev/null | grep -v original | head -n 1 || true)}"
+if [[ -n "$sample_jar" && -f "$sample_jar" ]]; then
+	echo "== sample app: search on the GPU kernel beside the RAM executor and a parallel stream"
+	sample_log="$(mktemp)"
+	"$java_cmd" -jar "$sample_jar" --server.address=127.0.0.1 --server.port=18080 >"$sample_log" 2>&1 &
+	sample_pid=$!
+	for _ in $(seq 1 120); do
+		curl -fs http://127.0.0.1:18080/actuator/health >/dev/null 2>&1 && break
+		kill -0 "$sample_pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	grep -E "Search: |Generated " "$sample_log" || tail -n 30 "$sample_log"
+	# The load client first checks that every engine returns the same rows for the same queries.
+	load_status=0
+	load="$(timeout 150 "$java_cmd" sample-app/scripts/LoadClient.java --url=http://127.0.0.1:18080 --duration=12s \
+		--warmup=3s --rounds=3 --concurrency=4 --engines=vram,ram,parallel-stream 2>&1)" || load_status=$?
+	echo "$load"
+	kill "$sample_pid" 2>/dev/null || true
+	wait "$sample_pid" 2>/dev/null || true
+	check "sample gpu-kernel search" "vram=gpu-kernel, engines agree, exit 0" \
+		"$(grep -o 'vram=[a-z-]*' <<<"$load" | head -n 1), exit $load_status" \
+		"$([[ "$load_status" == 0 ]] && grep -q 'vram=gpu-kernel' <<<"$load"; echo $?)"
+else
+	echo "== sample app: skipped (build it with ./mvnw -q -B -pl sample-app -am package -DskipTests, or set UFORM_SAMPLE_JAR)"
+fi
 
 echo
 if [[ "$failures" -gt 0 ]]; then
