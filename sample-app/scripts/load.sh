@@ -2,12 +2,14 @@
 # Drives search traffic at the uform sample and prints throughput and latency percentiles per engine
 # (sample-app/scripts/LoadClient.java: closed loop, engines interleaved, equal results checked first).
 #
-#   sample-app/scripts/load.sh [--start] [client options]
+#   sample-app/scripts/load.sh [--start [--launches=N]] [client options]
 #
 # Without --start it loads an app already running at --url (default http://127.0.0.1:8080). With
 # --start it starts the sample's jar itself (building it if missing) on a free port, passing
 # $APP_ARGS (e.g. APP_ARGS="--uform.devices.simulated=2"), waits until it is ready, runs the load,
-# and stops the app by its PID, whatever happens.
+# and stops the app by its PID, whatever happens. --launches=N does that N times, each in a new JVM,
+# and ends with the ratios of every launch and their median: the JIT compiles a scan differently from
+# one JVM to the next, so one JVM's ratio is one sample, not the answer.
 #
 # Client options: --duration=20s --warmup=5s --rounds=4 --concurrency=4 --k=10
 #                 --engines=ram,parallel-stream (any of auto, ram, vram, parallel-stream)
@@ -17,9 +19,14 @@ root=$(cd "$here/../.." && pwd)
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
 start=0
+launches=1
 args=()
 for arg in "$@"; do
-  if [ "$arg" = "--start" ]; then start=1; else args+=("$arg"); fi
+  case "$arg" in
+    --start) start=1 ;;
+    --launches=*) launches=${arg#--launches=} ;;
+    *) args+=("$arg") ;;
+  esac
 done
 
 if [ "$start" = 0 ]; then
@@ -32,17 +39,52 @@ if [ -z "$jar" ]; then
   (cd "$root" && ./mvnw -q -B -pl sample-app -am package -DskipTests)
   jar=$(ls "$root"/sample-app/target/uform-sample-app-*.jar | grep -v original | head -1)
 fi
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-log=$(mktemp /tmp/uform-sample-load.XXXXXX.log)
-# shellcheck disable=SC2086 # APP_ARGS is a list of Spring arguments
-"$java" -jar "$jar" --server.port="$port" --server.address=127.0.0.1 ${APP_ARGS:-} >"$log" 2>&1 &
-app=$!
-trap 'kill "$app" 2>/dev/null; wait "$app" 2>/dev/null || true' EXIT
-for _ in $(seq 1 120); do
-  if curl -fs "http://127.0.0.1:$port/actuator/health" >/dev/null 2>&1; then break; fi
-  if ! kill -0 "$app" 2>/dev/null; then echo "load.sh: the app exited; its log:" >&2; cat "$log" >&2; exit 1; fi
-  sleep 0.5
+
+app=""
+trap '[ -n "$app" ] && kill "$app" 2>/dev/null; [ -n "$app" ] && wait "$app" 2>/dev/null || true' EXIT
+
+# Starts the app, loads it, stops it; the client's output goes to stdout.
+launch() {
+  local port log
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  log=$(mktemp /tmp/uform-sample-load.XXXXXX.log)
+  # shellcheck disable=SC2086 # APP_ARGS is a list of Spring arguments
+  "$java" -jar "$jar" --server.port="$port" --server.address=127.0.0.1 ${APP_ARGS:-} >"$log" 2>&1 &
+  app=$!
+  for _ in $(seq 1 120); do
+    if curl -fs "http://127.0.0.1:$port/actuator/health" >/dev/null 2>&1; then break; fi
+    if ! kill -0 "$app" 2>/dev/null; then echo "load.sh: the app exited; its log:" >&2; cat "$log" >&2; exit 1; fi
+    sleep 0.5
+  done
+  curl -fs "http://127.0.0.1:$port/actuator/health" >/dev/null || { echo "load.sh: the app is not ready after 60 s; log: $log" >&2; exit 1; }
+  grep -E "Search: |Generated " "$log" | sed 's/^.*\] //' || true
+  "$java" "$here/LoadClient.java" --url="http://127.0.0.1:$port" "${args[@]}"
+  kill "$app" 2>/dev/null || true
+  wait "$app" 2>/dev/null || true
+  app=""
+  rm -f "$log"
+}
+
+if [ "$launches" = 1 ]; then
+  launch
+  exit 0
+fi
+summary=$(mktemp)
+for n in $(seq 1 "$launches"); do
+  echo "== launch $n of $launches"
+  launch | tee -a "$summary"
 done
-curl -fs "http://127.0.0.1:$port/actuator/health" >/dev/null || { echo "load.sh: the app is not ready after 60 s; log: $log" >&2; exit 1; }
-grep -E "Search: |Generated " "$log" || true
-"$java" "$here/LoadClient.java" --url="http://127.0.0.1:$port" "${args[@]}"
+echo
+echo "== ratios over $launches launches (each launch: its own JVM, engines interleaved)"
+grep -E '^[a-z-]+ vs [a-z-]+: throughput x' "$summary" | sed -E 's/^([a-z-]+ vs [a-z-]+): throughput x([0-9.]+).*/\1 \2/' |
+  sort -k1,3 -k4n | awk '
+    { key = $1 " " $2 " " $3; v[key, ++n[key]] = $4; if (!(key in seen)) { seen[key] = 1; order[++keys] = key } }
+    END {
+      for (i = 1; i <= keys; i++) {
+        k = order[i]; c = n[k]; list = ""
+        for (j = 1; j <= c; j++) list = list (j > 1 ? " " : "") v[k, j]
+        median = (c % 2) ? v[k, (c + 1) / 2] : (v[k, c / 2] + v[k, c / 2 + 1]) / 2
+        printf "%s: throughput x%.2f median (sorted: %s)\n", k, median, list
+      }
+    }'
+rm -f "$summary"

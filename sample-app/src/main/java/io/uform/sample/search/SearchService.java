@@ -9,6 +9,7 @@ import java.util.concurrent.ForkJoinPool;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.stereotype.Service;
@@ -21,7 +22,7 @@ import io.uform.Executor;
  * engine sees it.
  */
 @Service
-public class SearchService {
+public class SearchService implements DisposableBean {
 
 	/** The engine {@code auto} stands for: a real GPU where there is one, else the RAM executor. */
 	public static final String AUTO = "auto";
@@ -37,6 +38,8 @@ public class SearchService {
 
 	private final SearchEngine auto;
 
+	private final VramSearch onDevices;
+
 	/**
 	 * Makes the engines; with a VRAM executor, copies the corpus into its devices' scratch.
 	 * @param corpus the corpus
@@ -49,6 +52,7 @@ public class SearchService {
 		add(new RamExecutorSearch(ram, corpus, SLOT_WAIT));
 		Executor gpus = vram.getIfAvailable();
 		VramSearch onDevices = (gpus != null) ? new VramSearch(gpus, corpus, SLOT_WAIT) : null;
+		this.onDevices = onDevices;
 		if (onDevices != null) {
 			add(onDevices);
 		}
@@ -124,6 +128,14 @@ public class SearchService {
 		}
 		if (k < 1 || k > this.corpus.rows()) {
 			throw new BadSearchException("k must be between 1 and " + this.corpus.rows() + " (the corpus's rows), was " + k);
+		}
+	}
+
+	/** Frees the VRAM search's host buffers; the executors free their own scratch. */
+	@Override
+	public void destroy() {
+		if (this.onDevices != null) {
+			this.onDevices.close();
 		}
 	}
 

@@ -20,7 +20,7 @@ import io.uform.HostBuffer;
  * the query's reservations and copy, so the scratch meters move as they would on a GPU, but scores
  * its shard on the host, on the device's own thread, with the same dot product as the RAM path.
  */
-final class VramSearch implements SearchEngine {
+final class VramSearch implements SearchEngine, AutoCloseable {
 
 	/** Floats per upload: the host staging buffer is this size, whatever the corpus. */
 	private static final int UPLOAD_CHUNK_FLOATS = 1 << 20;
@@ -37,7 +37,7 @@ final class VramSearch implements SearchEngine {
 
 	/**
 	 * Copies the corpus into the devices' scratch; the reservations are held until the executor is
-	 * freed, which frees what is still reserved.
+	 * freed, which frees what is still reserved (the context frees it before it destroys this bean).
 	 * @param executor the VRAM executor
 	 * @param corpus what it scans
 	 * @param slotWait how long a request waits for a deferred-call slot before it is refused
@@ -92,6 +92,17 @@ final class VramSearch implements SearchEngine {
 			merged.merge(top);
 		}
 		return merged.hits();
+	}
+
+	/**
+	 * Frees the host buffers. Safe after the executor was freed: a host buffer then only frees its
+	 * memory, its stream having been synchronised when the executor was freed.
+	 */
+	@Override
+	public void close() {
+		for (Shard shard : this.shards) {
+			shard.close();
+		}
 	}
 
 	private Shard upload(DeviceLane lane, int devices) {
@@ -150,6 +161,13 @@ final class VramSearch implements SearchEngine {
 			this.queryHost = queryHost;
 			this.scoresHost = scoresHost;
 			this.scores = new float[rows];
+		}
+
+		void close() {
+			if (this.queryHost != null) {
+				this.queryHost.close();
+				this.scoresHost.close();
+			}
 		}
 
 		TopK scan(DeviceLane lane, float[] query, int k) {
