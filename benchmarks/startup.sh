@@ -14,6 +14,9 @@
 #   simgpu   (not run by default) the starter with -Duform.devices.simulated=1: one simulated GPU in
 #            host memory, so that uformVramExecutor is made; a stand-in for the VRAM bean's own
 #            cost, not for a real driver's
+#   foreground (not run by default) the starter with -Dio.uform.backgroundpreinitializer.ignore=true:
+#            uform's background preinitializer off (Boot's own still on), so JNA is bound on the main
+#            thread when the RAM executor is made; with - foreground is what it saves
 #
 # Each round runs every variant once, the order rotating from round to round (each variant takes
 # each position equally often), so drift in the machine's load hits all variants alike. The first
@@ -116,6 +119,7 @@ run_one() {
 		with) ;;
 		novram) args=(--uform.vram.enabled=false) ;;
 		simgpu) jvm+=(-Duform.devices.simulated=1) ;;
+		foreground) jvm+=(-Dio.uform.backgroundpreinitializer.ignore=true) ;;
 		*) echo "unknown variant $variant" >&2; exit 1 ;;
 	esac
 	local log="$OUT/logs/$(printf '%03d' "$round")-$variant.log"
@@ -143,6 +147,7 @@ run_one() {
 		with) [[ ",$beans," == *,uformRamExecutor,* ]] ;;
 		novram) [[ ",$beans," == *,uformRamExecutor,* && ",$beans," != *,uformVramExecutor,* ]] ;;
 		simgpu) [[ ",$beans," == *,uformRamExecutor,* && ",$beans," == *,uformVramExecutor,* ]] ;;
+		foreground) [[ ",$beans," == *,uformRamExecutor,* ]] ;;
 	esac || { echo "run $round $variant made the wrong uform beans: $beans" >&2; exit 1; }
 	local wall=$(( (end - start) / 1000000 ))
 	echo "$round,$position,$variant,$warm,${field[ready_ms]},${field[spring_ms]},$wall,${field[cpu_ms]},${field[main_cpu_ms]},${field[classes]},$load,${beans//,/ }" >> "$OUT/runs.csv"
@@ -218,7 +223,9 @@ for metric, what in (("ready_ms", "JVM uptime at ApplicationReadyEvent (primary)
         vals = list(by[metric][v].values())
         print(f"{v:<8} {pct(vals, 50):8.1f} {pct(vals, 10):8.1f} {pct(vals, 90):8.1f} {min(vals):8.1f} {max(vals):8.1f}")
     pairs = [("with", "without", "starter, discovery included"), ("novram", "without", "starter, no discovery"),
-             ("with", "novram", "GPU discovery alone"), ("simgpu", "without", "starter, simulated GPU")]
+             ("with", "novram", "GPU discovery alone"), ("simgpu", "without", "starter, simulated GPU"),
+             ("foreground", "without", "starter, no background preinitialization"),
+             ("with", "foreground", "uform's background preinitialization")]
     for a, b, label in pairs:
         if a not in by[metric] or b not in by[metric]:
             continue

@@ -5,6 +5,7 @@ import java.util.List;
 import io.uform.gpu.GpuDiscovery;
 import io.uform.host.CpuClasses;
 import io.uform.host.NumaTopology;
+import io.uform.host.ThreadPinner;
 
 /**
  * Entry points that describe the machine: the GPUs this process can drive and the hardware
@@ -36,6 +37,29 @@ public final class Uform {
 	 */
 	public static GpuReadings gpuReadings(int ordinal) {
 		return GpuDiscovery.system().readings(ordinal);
+	}
+
+	/**
+	 * Does now, on the calling thread, the one-time work of the first executor that does not depend on
+	 * its configuration: binding the native calls for thread pinning (loading JNA and libc, the most
+	 * expensive part, 80-160 ms in a cold JVM) and reading the CPU's flags, both kept for the life of
+	 * the process, and loading the classes that read the NUMA topology (which each executor reads
+	 * again, since the CPUs a process may use can change). The first {@link Executor#forRam} that
+	 * follows skips that work. Call it from a background thread early in an application's start (the
+	 * Spring Boot starter does, as Boot's own background preinitialization does for its classes);
+	 * calling it is never needed, and calling it again, or from several threads at once, binds and
+	 * reads once. Never throws: a failure is reported by the executor that meets it. GPU discovery is
+	 * not part of it, since it depends on {@code uform.devices.simulated}, which may not be set yet.
+	 */
+	public static void preinitialize() {
+		try {
+			ThreadPinner.system();
+			CpuClasses.system();
+			NumaTopology.system();
+		}
+		catch (RuntimeException ex) {
+			// The executor that needs what failed here meets the failure again, and reports it.
+		}
 	}
 
 	/**

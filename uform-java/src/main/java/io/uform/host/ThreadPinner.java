@@ -49,7 +49,7 @@ public interface ThreadPinner {
 	 * Never throws and logs nothing; the reason reaches the executor's description instead.
 	 * @return the pinner
 	 */
-	static ThreadPinner system() {
+	public static ThreadPinner system() {
 		return SystemThreadPinner.INSTANCE;
 	}
 }

@@ -1,0 +1,34 @@
+package io.uform.spring.autoconfigure;
+
+import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitializer;
+
+import io.uform.Uform;
+
+/**
+ * Binds uform's native calls (JNA and libc, for thread pinning) and reads the CPU's classes on Spring
+ * Boot's {@code background-preinit} thread, while the main thread prepares the context, so that the
+ * RAM executor bean does not pay for them on the main thread: {@link Uform#preinitialize()}.
+ *
+ * <p>Boot runs it as it runs its own preinitializers: once the environment is prepared, on machines
+ * with more than one processor, unless the system property
+ * {@code spring.backgroundpreinitializer.ignore} is {@code true}. The system property
+ * {@value #IGNORE_PROPERTY} set to {@code true} turns off this one alone. Where it has not finished
+ * when the executor is made, the main thread waits only for what it still needs (class
+ * initialisation is thread-safe and done once). Registered in {@code META-INF/spring.factories}.
+ */
+public class UformBackgroundPreinitializer implements BackgroundPreinitializer {
+
+	/**
+	 * System property that, set to {@code true}, leaves uform's one-time work to the main thread. Named
+	 * outside {@code uform.*}, where every key is a Spring property that the unknown-key check would
+	 * warn about: this one is read with {@link Boolean#getBoolean}, before the environment exists.
+	 */
+	public static final String IGNORE_PROPERTY = "io.uform.backgroundpreinitializer.ignore";
+
+	@Override
+	public void preinitialize() {
+		if (!Boolean.getBoolean(IGNORE_PROPERTY)) {
+			Uform.preinitialize();
+		}
+	}
+}
