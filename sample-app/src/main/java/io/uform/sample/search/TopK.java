@@ -66,7 +66,7 @@ final class TopK {
 		for (int i = 0; i < this.size; i++) {
 			hits[i] = new Hit(this.rows[i], this.scores[i]);
 		}
-		Arrays.sort(hits, (a, b) -> better(a.row(), a.score(), b.row(), b.score()) ? -1 : 1);
+		Arrays.sort(hits, (a, b) -> (a.row() == b.row()) ? 0 : better(a.row(), a.score(), b.row(), b.score()) ? -1 : 1);
 		return List.of(hits);
 	}
 
