@@ -175,7 +175,10 @@ sample_jar="${UFORM_SAMPLE_JAR:-$(ls sample-app/target/uform-sample-app-*.jar 2>
 if [[ -n "$sample_jar" && -f "$sample_jar" ]]; then
 	echo "== sample app: search on the GPU kernel beside the RAM executor and a parallel stream"
 	sample_log="$(mktemp)"
-	"$java_cmd" -jar "$sample_jar" --server.address=127.0.0.1 --server.port=18080 >"$sample_log" 2>&1 &
+	# Without this script's own UFORM_* variables: the app would read them as uform.* properties it
+	# does not know, and warn.
+	env -u UFORM_CLI_JAR -u UFORM_SAMPLE_JAR "$java_cmd" -jar "$sample_jar" --server.address=127.0.0.1 \
+		--server.port=18080 >"$sample_log" 2>&1 &
 	sample_pid=$!
 	for _ in $(seq 1 120); do
 		curl -fs http://127.0.0.1:18080/actuator/health >/dev/null 2>&1 && break
