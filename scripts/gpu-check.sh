@@ -174,25 +174,14 @@ echo
 sample_jar="${UFORM_SAMPLE_JAR:-$(ls sample-app/target/uform-sample-app-*.jar 2>/dev/null | grep -v original | head -n 1 || true)}"
 if [[ -n "$sample_jar" && -f "$sample_jar" ]]; then
 	echo "== sample app: search on the GPU kernel beside the RAM executor and a parallel stream"
-	sample_log="$(mktemp)"
-	# Without this script's own UFORM_* variables: the app would read them as uform.* properties it
-	# does not know, and warn.
-	env -u UFORM_CLI_JAR -u UFORM_SAMPLE_JAR "$java_cmd" -jar "$sample_jar" --server.address=127.0.0.1 \
-		--server.port=18080 >"$sample_log" 2>&1 &
-	sample_pid=$!
-	for _ in $(seq 1 120); do
-		curl -fs http://127.0.0.1:18080/actuator/health >/dev/null 2>&1 && break
-		kill -0 "$sample_pid" 2>/dev/null || break
-		sleep 0.5
-	done
-	grep -E "Search: |Generated " "$sample_log" || tail -n 30 "$sample_log"
-	# The load client first checks that every engine returns the same rows for the same queries.
+	# load.sh starts the jar, waits until it is ready, runs the load client (which first checks that
+	# every engine returns the same rows for the same queries) and stops the app by its PID. Without
+	# this script's own UFORM_* variables: the app would read them as uform.* keys it does not know.
 	load_status=0
-	load="$(timeout 150 "$java_cmd" sample-app/scripts/LoadClient.java --url=http://127.0.0.1:18080 --duration=12s \
-		--warmup=3s --rounds=3 --concurrency=4 --engines=vram,ram,parallel-stream 2>&1)" || load_status=$?
+	load="$(env -u UFORM_CLI_JAR -u UFORM_SAMPLE_JAR SAMPLE_JAR="$sample_jar" timeout 170 \
+		sample-app/scripts/load.sh --start --duration=12s --warmup=3s --rounds=3 --concurrency=4 \
+		--engines=vram,ram,parallel-stream 2>&1)" || load_status=$?
 	echo "$load"
-	kill "$sample_pid" 2>/dev/null || true
-	wait "$sample_pid" 2>/dev/null || true
 	check "sample gpu-kernel search" "vram=gpu-kernel, engines agree, exit 0" \
 		"$(grep -o 'vram=[a-z-]*' <<<"$load" | head -n 1), exit $load_status" \
 		"$([[ "$load_status" == 0 ]] && grep -q 'vram=gpu-kernel' <<<"$load"; echo $?)"

@@ -5,9 +5,9 @@
 #   sample-app/scripts/load.sh [--start [--launches=N]] [client options]
 #
 # Without --start it loads an app already running at --url (default http://127.0.0.1:8080). With
-# --start it starts the sample's jar itself (building it if missing) on a free port, passing
-# $APP_ARGS (e.g. APP_ARGS="--uform.devices.simulated=2"), waits until it is ready, runs the load,
-# and stops the app by its PID, whatever happens. --launches=N does that N times, each in a new JVM,
+# --start it starts the sample's jar itself ($SAMPLE_JAR, else sample-app/target's, built if missing)
+# on a free port, passing $APP_ARGS (e.g. APP_ARGS="--uform.devices.simulated=2"), waits until it is
+# ready, runs the load, and stops the app by its PID, whatever happens. --launches=N does that N times, each in a new JVM,
 # and ends with the ratios of every launch and their median: the JIT compiles a scan differently from
 # one JVM to the next, so one JVM's ratio is one sample, not the answer.
 #
@@ -33,7 +33,7 @@ if [ "$start" = 0 ]; then
   exec "$java" "$here/LoadClient.java" "${args[@]}"
 fi
 
-jar=$(ls "$root"/sample-app/target/uform-sample-app-*.jar 2>/dev/null | grep -v original | head -1 || true)
+jar=${SAMPLE_JAR:-$(ls "$root"/sample-app/target/uform-sample-app-*.jar 2>/dev/null | grep -v original | head -1 || true)}
 if [ -z "$jar" ]; then
   echo "load.sh: building the sample app" >&2
   (cd "$root" && ./mvnw -q -B -pl sample-app -am package -DskipTests)
@@ -46,7 +46,8 @@ trap '[ -n "$app" ] && kill "$app" 2>/dev/null; [ -n "$app" ] && wait "$app" 2>/
 # Starts the app, loads it, stops it; the client's output goes to stdout.
 launch() {
   local port log
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  # A free port from the kernel; 18080 where there is no python3 (a bare GPU machine).
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
   log=$(mktemp /tmp/uform-sample-load.XXXXXX.log)
   # shellcheck disable=SC2086 # APP_ARGS is a list of Spring arguments
   "$java" -jar "$jar" --server.port="$port" --server.address=127.0.0.1 ${APP_ARGS:-} >"$log" 2>&1 &
