@@ -125,14 +125,20 @@ public final class LoadClient {
 	/** One search; returns null when it succeeded, else what went wrong. */
 	private static String search(HttpClient http, URI base, String engine, int k, long seed) {
 		try {
-			HttpResponse<String> response = http.send(HttpRequest.newBuilder(
-					base.resolve("/search/random?engine=" + engine + "&k=" + k + "&seed=" + seed)).build(),
-					HttpResponse.BodyHandlers.ofString());
+			HttpResponse<String> response = randomSearch(http, base, engine, k, seed);
 			return (response.statusCode() == 200) ? null : "HTTP " + response.statusCode() + ": " + response.body();
 		}
 		catch (Exception ex) {
 			return ex.toString();
 		}
+	}
+
+	/** {@code GET /search/random} for one engine, k and seed. */
+	private static HttpResponse<String> randomSearch(HttpClient http, URI base, String engine, int k, long seed)
+			throws java.io.IOException, InterruptedException {
+		return http.send(HttpRequest.newBuilder(
+				base.resolve("/search/random?engine=" + engine + "&k=" + k + "&seed=" + seed)).build(),
+				HttpResponse.BodyHandlers.ofString());
 	}
 
 	/** Every engine answers the same queries with the same hits; returns each engine's path. */
@@ -143,9 +149,7 @@ public final class LoadClient {
 			String referenceHits = null;
 			String referenceEngine = null;
 			for (String engine : engines) {
-				HttpResponse<String> response = http.send(HttpRequest.newBuilder(
-						base.resolve("/search/random?engine=" + engine + "&k=" + k + "&seed=" + seed)).build(),
-						HttpResponse.BodyHandlers.ofString());
+				HttpResponse<String> response = randomSearch(http, base, engine, k, seed);
 				if (response.statusCode() != 200) {
 					throw new IllegalStateException(engine + " answered HTTP " + response.statusCode() + ": " + response.body());
 				}
