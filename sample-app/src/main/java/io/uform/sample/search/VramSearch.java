@@ -111,7 +111,7 @@ final class VramSearch implements SearchEngine, AutoCloseable {
 		int end = (int) ((long) this.corpus.rows() * (lane.index() + 1) / devices);
 		int rows = end - first;
 		if (rows == 0) {
-			return new Shard(first, 0, dimensions, null, null, null);
+			return new Shard(first, 0, null, null, null);
 		}
 		long floats = (long) rows * dimensions;
 		DeviceBuffer matrix = lane.reserve(floats * Float.BYTES);
@@ -129,7 +129,7 @@ final class VramSearch implements SearchEngine, AutoCloseable {
 				lane.synchronize();
 			}
 		}
-		return new Shard(first, rows, dimensions, matrix, lane.hostBuffer((long) dimensions * Float.BYTES),
+		return new Shard(first, rows, matrix, lane.hostBuffer((long) dimensions * Float.BYTES),
 				lane.hostBuffer((long) rows * Float.BYTES));
 	}
 
@@ -143,8 +143,6 @@ final class VramSearch implements SearchEngine, AutoCloseable {
 
 		private final int rows;
 
-		private final int dimensions;
-
 		private final DeviceBuffer matrix;
 
 		private final HostBuffer queryHost;
@@ -153,10 +151,9 @@ final class VramSearch implements SearchEngine, AutoCloseable {
 
 		private final float[] scores;
 
-		Shard(int first, int rows, int dimensions, DeviceBuffer matrix, HostBuffer queryHost, HostBuffer scoresHost) {
+		Shard(int first, int rows, DeviceBuffer matrix, HostBuffer queryHost, HostBuffer scoresHost) {
 			this.first = first;
 			this.rows = rows;
-			this.dimensions = dimensions;
 			this.matrix = matrix;
 			this.queryHost = queryHost;
 			this.scoresHost = scoresHost;
@@ -175,8 +172,9 @@ final class VramSearch implements SearchEngine, AutoCloseable {
 			if (this.rows == 0) {
 				return top;
 			}
+			int dimensions = VramSearch.this.corpus.dimensions();
 			// Activation scratch for this one search: reserved here, given back when it ends.
-			try (DeviceBuffer queryOnDevice = lane.reserve((long) this.dimensions * Float.BYTES);
+			try (DeviceBuffer queryOnDevice = lane.reserve((long) dimensions * Float.BYTES);
 					DeviceBuffer scoresOnDevice = lane.reserve((long) this.rows * Float.BYTES)) {
 				this.queryHost.putFloats(0, query);
 				lane.copyToDevice(this.queryHost, queryOnDevice);
@@ -185,7 +183,7 @@ final class VramSearch implements SearchEngine, AutoCloseable {
 					VramSearch.this.corpus.scan(this.first, this.rows, query, top);
 					return top;
 				}
-				lane.dotProducts(this.matrix, queryOnDevice, scoresOnDevice, this.rows, this.dimensions, 1);
+				lane.dotProducts(this.matrix, queryOnDevice, scoresOnDevice, this.rows, dimensions, 1);
 				lane.copyToHost(scoresOnDevice, this.scoresHost);
 				lane.synchronize();
 				this.scoresHost.getFloats(0, this.scores);
