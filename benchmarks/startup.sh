@@ -29,6 +29,9 @@
 #   WARMUP=2           rounds run first and discarded (page cache, CDS archive mapping, JIT-less start)
 #   VARIANTS="without with novram"   which variants, in the first round's order
 #   JAVA_OPTS=         extra JVM flags for every run (added after --enable-native-access=ALL-UNNAMED)
+#   STEPS=1            also record Spring's startup steps in every run (BufferingApplicationStartup,
+#                      -Dio.uform.bench.steps=true) and compare the ones the starter can lengthen:
+#                      env_ms, parse_ms, refresh_ms, uform_beans_ms (StartupSteps.java says what each is)
 #   OUT=<dir>          where runs.csv, summary.txt, machine.txt and logs/ go (default: a new
 #                      benchmarks/results/<UTC timestamp>-startup/, gitignored)
 #   SKIP_BUILD=1       reuse benchmarks/startup/target (classes and the two class path files)
@@ -46,6 +49,9 @@ RUNS=${RUNS:-30}
 WARMUP=${WARMUP:-2}
 read -r -a VARIANT_LIST <<< "${VARIANTS:-without with novram}"
 read -r -a EXTRA_OPTS <<< "${JAVA_OPTS:-}"
+if [[ "${STEPS:-0}" == 1 ]]; then
+	EXTRA_OPTS+=(-Dio.uform.bench.steps=true)
+fi
 
 if [[ -n "${JAVA_HOME:-}" ]]; then
 	JAVA="$JAVA_HOME/bin/java"
@@ -150,12 +156,12 @@ run_one() {
 		foreground) [[ ",$beans," == *,uformRamExecutor,* ]] ;;
 	esac || { echo "run $round $variant made the wrong uform beans: $beans" >&2; exit 1; }
 	local wall=$(( (end - start) / 1000000 ))
-	echo "$round,$position,$variant,$warm,${field[ready_ms]},${field[spring_ms]},$wall,${field[cpu_ms]},${field[main_cpu_ms]},${field[classes]},$load,${beans//,/ }" >> "$OUT/runs.csv"
+	echo "$round,$position,$variant,$warm,${field[ready_ms]},${field[spring_ms]},$wall,${field[cpu_ms]},${field[main_cpu_ms]},${field[classes]},$load,${beans//,/ },${field[env_ms]:--},${field[parse_ms]:--},${field[refresh_ms]:--},${field[uform_beans_ms]:--}" >> "$OUT/runs.csv"
 	printf '  %-8s ready %5s  spring %5s  wall %5s  cpu %5s  main cpu %5s ms  classes %5s  load %s\n' "$variant" \
 		"${field[ready_ms]}" "${field[spring_ms]}" "$wall" "${field[cpu_ms]}" "${field[main_cpu_ms]}" "${field[classes]}" "$load"
 }
 
-echo "round,position,variant,warmup,ready_ms,spring_ms,wall_ms,cpu_ms,main_cpu_ms,classes,load1,uform_beans" > "$OUT/runs.csv"
+echo "round,position,variant,warmup,ready_ms,spring_ms,wall_ms,cpu_ms,main_cpu_ms,classes,load1,uform_beans,env_ms,parse_ms,refresh_ms,uform_beans_ms" > "$OUT/runs.csv"
 COUNT=${#VARIANT_LIST[@]}
 TOTAL=$(( WARMUP + RUNS ))
 echo "uform starter startup: ${VARIANT_LIST[*]}, $RUNS rounds (+$WARMUP warm-up), $("$JAVA" -version 2>&1 | head -1)"
@@ -177,10 +183,16 @@ from collections import defaultdict
 
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["warmup"] == "0"]
 variants = list(dict.fromkeys(r["variant"] for r in rows))
+STEPS = (("env_ms", "step spring.boot.application.environment-prepared, main thread's wall time"),
+         ("parse_ms", "step spring.context.config-classes.parse, main thread's wall time"),
+         ("refresh_ms", "step spring.context.refresh, main thread's wall time"),
+         ("uform_beans_ms", "steps spring.beans.instantiate of uform's beans, main thread's wall time"))
 by = defaultdict(dict)  # metric -> variant -> {round: value}
 for r in rows:
-    for metric in ("ready_ms", "spring_ms", "wall_ms", "cpu_ms", "main_cpu_ms", "classes"):
-        by[metric].setdefault(r["variant"], {})[int(r["round"])] = float(r[metric])
+    for metric in ("ready_ms", "spring_ms", "wall_ms", "cpu_ms", "main_cpu_ms", "classes") + tuple(m for m, _ in STEPS):
+        # Steps are "-" unless STEPS=1 recorded them.
+        if r.get(metric, "-") not in ("-", ""):
+            by[metric].setdefault(r["variant"], {})[int(r["round"])] = float(r[metric])
 
 def pct(values, p):
     # Linear interpolation between closest ranks (numpy's default, R's type 7).
@@ -216,7 +228,9 @@ for metric, what in (("ready_ms", "JVM uptime at ApplicationReadyEvent (primary)
                      ("wall_ms", "process wall time, launch to exit (context closed)"),
                      ("cpu_ms", "process CPU time at ready, all threads"),
                      ("main_cpu_ms", "main thread's CPU time at ready (the critical path's own work)"),
-                     ("classes", "classes loaded at ready")):
+                     ("classes", "classes loaded at ready")) + STEPS:
+    if not by[metric]:
+        continue
     print(f"\n== {metric}: {what}")
     print(f"{'variant':<8} {'median':>8} {'p10':>8} {'p90':>8} {'min':>8} {'max':>8}")
     for v in variants:
@@ -235,13 +249,13 @@ for metric, what in (("ready_ms", "JVM uptime at ApplicationReadyEvent (primary)
         ma, mb = pct(list(A.values()), 50), pct(list(B.values()), 50)
         ci = median_ci(diffs)
         ci_text = f", 95% CI [{ci[0]:.1f}, {ci[1]:.1f}]" if ci else ""
-        print(f"{a} - {b} ({label}): difference of medians {ma - mb:+.1f}, ratio {ma / mb:.3f}; "
+        print(f"{a} - {b} ({label}): difference of medians {ma - mb:+.1f}, ratio {(ma / mb) if mb else float('nan'):.3f}; "
               f"median of per-round differences {pct(diffs, 50):+.1f}{ci_text}, "
               f"p10/p90 {pct(diffs, 10):+.1f}/{pct(diffs, 90):+.1f}")
         # On a shared machine the fastest runs are the least disturbed ones: compare the p10s too.
         lo, hi = boot_p10_diff(list(A.values()), list(B.values()))
         pa, pb = pct(list(A.values()), 10), pct(list(B.values()), 10)
-        print(f"    fastest runs: difference of p10s {pa - pb:+.1f}, ratio {pa / pb:.3f}, "
+        print(f"    fastest runs: difference of p10s {pa - pb:+.1f}, ratio {(pa / pb) if pb else float('nan'):.3f}, "
               f"bootstrap 95% CI [{lo:.1f}, {hi:.1f}]")
 
 def paired(metric, a, b):

@@ -10,6 +10,7 @@ import com.sun.management.OperatingSystemMXBean;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.context.metrics.buffering.BufferingApplicationStartup;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -26,7 +27,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  * <li>{@code classes}: classes loaded so far;</li>
  * <li>{@code uform_beans}: the context's bean names that start with {@code uform}, so the script can
  * check that a run with the starter really made its executor ({@code uformRamExecutor}) and one
- * without made none.</li>
+ * without made none;</li>
+ * <li>{@code env_ms}, {@code parse_ms}, {@code refresh_ms}, {@code uform_beans_ms}: Spring's startup
+ * steps that the starter can lengthen, with {@code -Dio.uform.bench.steps=true}, else {@code -}
+ * ({@link StartupSteps}).</li>
  * </ul>
  */
 @SpringBootApplication
@@ -38,12 +42,16 @@ public class StartupApplication {
 	 */
 	public static void main(String[] args) {
 		SpringApplication application = new SpringApplication(StartupApplication.class);
-		application.addListeners((ApplicationReadyEvent event) -> report(event));
+		BufferingApplicationStartup steps = StartupSteps.recorderIfAsked();
+		if (steps != null) {
+			application.setApplicationStartup(steps);
+		}
+		application.addListeners((ApplicationReadyEvent event) -> report(event, steps));
 		ConfigurableApplicationContext context = application.run(args);
 		System.exit(SpringApplication.exit(context));
 	}
 
-	private static void report(ApplicationReadyEvent event) {
+	private static void report(ApplicationReadyEvent event, BufferingApplicationStartup steps) {
 		// Read first, before anything below adds to it.
 		long uptime = ManagementFactory.getRuntimeMXBean().getUptime();
 		long mainCpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
@@ -56,6 +64,6 @@ public class StartupApplication {
 			.sorted()
 			.collect(Collectors.joining(","));
 		System.out.println("STARTUP ready_ms=" + uptime + " spring_ms=" + ((taken != null) ? taken.toMillis() : -1)
-				+ " cpu_ms=" + (processCpu / 1_000_000) + " main_cpu_ms=" + (mainCpu / 1_000_000) + " classes=" + classes + " uform_beans=" + (uformBeans.isEmpty() ? "-" : uformBeans));
+				+ " cpu_ms=" + (processCpu / 1_000_000) + " main_cpu_ms=" + (mainCpu / 1_000_000) + " classes=" + classes + " uform_beans=" + (uformBeans.isEmpty() ? "-" : uformBeans) + " " + StartupSteps.fields(steps));
 	}
 }
