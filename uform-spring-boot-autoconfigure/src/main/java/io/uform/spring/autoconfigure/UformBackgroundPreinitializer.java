@@ -5,9 +5,18 @@ import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitial
 import io.uform.Uform;
 
 /**
- * Binds uform's native calls (JNA and libc, for thread pinning) and reads the CPU's classes on Spring
- * Boot's {@code background-preinit} thread, while the main thread prepares the context, so that the
- * RAM executor bean does not pay for them on the main thread: {@link Uform#preinitialize()}.
+ * Discovers the GPUs ({@link Uform#gpuDevices()}), binds uform's native calls (JNA and libc, for
+ * thread pinning) and reads the CPU's classes on Spring Boot's {@code background-preinit} thread,
+ * while the main thread prepares the context, so that neither the {@code uform.vram.enabled=auto}
+ * condition nor the RAM executor bean pays for them on the main thread: {@link Uform#preinitialize()}
+ * and discovery.
+ *
+ * <p>Discovery comes first: the condition, evaluated while the auto-configurations are parsed, needs
+ * it before the executor beans are made; it loads JNA, which the thread pinning then reuses. It may
+ * run here, unlike in {@link Uform#preinitialize()}, because Boot runs this after the environment
+ * post-processors, so {@code uform.devices.simulated} has been applied by then. It runs whatever
+ * {@code uform.vram.enabled} says (the environment is not known here): the metrics, the endpoint and
+ * the health indicator list the devices too.
  *
  * <p>Boot runs it as it runs its own preinitializers: once the environment is prepared, on machines
  * with more than one processor, unless the system property
@@ -28,6 +37,8 @@ public class UformBackgroundPreinitializer implements BackgroundPreinitializer {
 	@Override
 	public void preinitialize() {
 		if (!Boolean.getBoolean(IGNORE_PROPERTY)) {
+			// Never throws: no driver, or a failing one, is no devices, with the reason kept.
+			Uform.gpuDevices();
 			Uform.preinitialize();
 		}
 	}

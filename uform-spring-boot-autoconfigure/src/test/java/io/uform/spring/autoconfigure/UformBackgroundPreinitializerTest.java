@@ -1,8 +1,22 @@
 package io.uform.spring.autoconfigure;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.uform.GpuDevice;
+import io.uform.GpuVendor;
+import io.uform.Uform;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitializer;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
  * Boot finds uform's background preinitializer where it looks for its own (in
- * {@code META-INF/spring.factories}), and running it never throws, whatever the machine offers.
+ * {@code META-INF/spring.factories}), running it never throws, whatever the machine offers, and the
+ * GPU discovery it starts sees the simulated devices that a Spring property asks for.
  */
 class UformBackgroundPreinitializerTest {
 
@@ -26,5 +41,59 @@ class UformBackgroundPreinitializerTest {
 			new UformBackgroundPreinitializer().preinitialize();
 			new UformBackgroundPreinitializer().preinitialize();
 		});
+	}
+
+	/**
+	 * Discovery runs once per JVM, and on the background thread it may run before the main thread
+	 * needs it: it must still see {@code uform.devices.simulated} set as a Spring property (applied
+	 * to the JVM by an environment post-processor), so ask a fresh JVM that has no such system
+	 * property, with the property on its command line.
+	 */
+	@Test
+	void discoveryInTheBackgroundSeesSimulatedDevicesSetAsASpringProperty() throws Exception {
+		String report = SimulatedByProperty.runInChildJvm("--uform.devices.simulated=1");
+		assertThat(report).contains("SIMULATED 1").contains("VRAM-BEAN true");
+	}
+
+	/** An application in a child JVM that reports the simulated devices it sees and its VRAM bean. */
+	static final class SimulatedByProperty {
+
+		public static void main(String[] args) {
+			try (ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class)
+				.web(WebApplicationType.NONE)
+				.properties("spring.main.banner-mode=off", "uform.ram.threads=1")
+				.run(args)) {
+				List<GpuDevice> devices = Uform.gpuDevices();
+				System.out.println("SIMULATED " + devices.stream().filter((d) -> d.vendor() == GpuVendor.SIMULATED).count());
+				System.out.println("VRAM-BEAN " + context.containsBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME));
+			}
+		}
+
+		static String runInChildJvm(String... args) throws IOException, InterruptedException {
+			// No -Duform.devices.simulated: the child must get its devices from the Spring property alone.
+			List<String> command = new java.util.ArrayList<>(List.of(
+					Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+					System.getProperty("java.class.path"), "--enable-native-access=ALL-UNNAMED", "-Xshare:auto",
+					SimulatedByProperty.class.getName()));
+			command.addAll(List.of(args));
+			Path log = Files.createTempFile("uform-preinit", ".log");
+			Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+			try {
+				assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("child JVM finished").isTrue();
+				String output = Files.readString(log);
+				assertThat(process.exitValue()).as("child JVM's exit status; it printed:%n%s", output).isZero();
+				return output;
+			}
+			finally {
+				process.destroyForcibly();
+				Files.deleteIfExists(log);
+			}
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration(UformAutoConfiguration.class)
+	static class App {
+
 	}
 }
