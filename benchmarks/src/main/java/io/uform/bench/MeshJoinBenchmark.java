@@ -1,6 +1,8 @@
 package io.uform.bench;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,8 +42,9 @@ import io.uform.Uform;
  * class loading), and that spread is not the mesh's; what is the mesh's is how long the others
  * take to notice the last one, and the last one to see them all. Printed beside it for context:
  * the last arrival's own bootstrap ({@code returned - arrival} of the process that arrived last: a
- * lower bound of the join, the part no polling interval can shorten) and the arrival spread
- * ({@code max(arrival) - min(arrival)}).
+ * lower bound of the join, the part no polling interval can shorten), the CPU time its
+ * bootstrapping thread used meanwhile (the rest of that time it slept between polls or waited for a
+ * core) and the arrival spread ({@code max(arrival) - min(arrival)}).
  *
  * <p>Every child is bounded: one that has not exited {@code timeout + 30 s} after the round started
  * is killed (by its own process handle) and the round counts as failed. After each round the parent
@@ -98,6 +101,7 @@ public final class MeshJoinBenchmark {
 			List<Double> joins = new ArrayList<>();
 			List<Double> spreads = new ArrayList<>();
 			List<Double> lastOwns = new ArrayList<>();
+			List<Double> lastOwnCpus = new ArrayList<>();
 			int failures = 0;
 			for (int round = 0; round < rounds; round++) {
 				Round result = runRound(parent, count, round);
@@ -109,8 +113,10 @@ public final class MeshJoinBenchmark {
 				joins.add(result.joinMillis);
 				spreads.add(result.spreadMillis);
 				lastOwns.add(result.lastOwnMillis);
+				lastOwnCpus.add(result.lastOwnCpuMillis);
 				System.out.printf(Locale.ROOT, "N=%d round %2d: join %8.2f ms  (last arrival's own bootstrap %8.2f ms, "
-						+ "arrival spread %8.1f ms)%s%n", count, round, result.joinMillis, result.lastOwnMillis,
+						+ "of which CPU %7.2f ms, arrival spread %8.1f ms)%s%n", count, round, result.joinMillis,
+						result.lastOwnMillis, result.lastOwnCpuMillis,
 						result.spreadMillis, result.leftClean ? "" : "  JOB DIRECTORY LEFT BEHIND");
 				if (!result.leftClean) {
 					failures++;
@@ -118,27 +124,28 @@ public final class MeshJoinBenchmark {
 			}
 			failed |= failures > 0;
 			if (joins.isEmpty()) {
-				summary.add(String.format(Locale.ROOT, "| %d | %d | - | - | - | - | - | %d |", count, rounds, failures));
+				summary.add(String.format(Locale.ROOT, "| %d | %d | - | - | - | - | - | - | %d |", count, rounds, failures));
 				continue;
 			}
 			Collections.sort(joins);
 			Collections.sort(spreads);
 			Collections.sort(lastOwns);
+			Collections.sort(lastOwnCpus);
 			double median = percentile(joins, 50);
 			if (count == TARGET_COUNT) {
 				medianAtTarget = median;
 			}
-			summary.add(String.format(Locale.ROOT, "| %d | %d | %.1f | %.1f | %.1f | %.1f | %.0f | %d |", count,
-					joins.size(), median, percentile(joins, 90), joins.get(joins.size() - 1), percentile(lastOwns, 50),
-					percentile(spreads, 50), failures));
+			summary.add(String.format(Locale.ROOT, "| %d | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %d |",
+					count, joins.size(), median, percentile(joins, 90), joins.get(joins.size() - 1),
+					percentile(lastOwns, 50), percentile(lastOwnCpus, 50), percentile(spreads, 50), failures));
 		}
 
 		System.out.println();
 		System.out.println("join = max(returned) - max(arrival); last's own = returned - arrival of the last to arrive; "
-				+ "spread = max(arrival) - min(arrival); all ms");
+				+ "its CPU = CPU time of its bootstrapping thread meanwhile; spread = max(arrival) - min(arrival); all ms");
 		System.out.println("| processes | rounds | join median | join p90 | join max | last's own, median "
-				+ "| arrival spread, median | failed rounds |");
-		System.out.println("|---|---|---|---|---|---|---|---|");
+				+ "| its CPU, median | arrival spread, median | failed rounds |");
+		System.out.println("|---|---|---|---|---|---|---|---|---|");
 		summary.forEach(System.out::println);
 		if (medianAtTarget != null) {
 			System.out.printf(Locale.ROOT, "target: median at %d processes < %.0f ms: %.1f ms, %s%n", TARGET_COUNT,
@@ -162,6 +169,8 @@ public final class MeshJoinBenchmark {
 		double joinMillis;
 		double spreadMillis;
 		double lastOwnMillis;
+		/** CPU time of the last arrival's bootstrapping thread during its bootstrap. */
+		double lastOwnCpuMillis;
 		boolean leftClean;
 		String failure;
 	}
@@ -208,6 +217,7 @@ public final class MeshJoinBenchmark {
 			long firstArrival = Long.MAX_VALUE;
 			long lastReturn = Long.MIN_VALUE;
 			long lastOwn = 0;
+			long lastOwnCpu = 0;
 			for (int index = 0; index < count; index++) {
 				long[] times = readTimes(directory.resolve("member-" + index + ".out"));
 				if (times == null) {
@@ -217,6 +227,7 @@ public final class MeshJoinBenchmark {
 				}
 				if (times[0] > lastArrival) {
 					lastOwn = times[1] - times[0];
+					lastOwnCpu = times[2];
 				}
 				lastArrival = Math.max(lastArrival, times[0]);
 				firstArrival = Math.min(firstArrival, times[0]);
@@ -225,6 +236,7 @@ public final class MeshJoinBenchmark {
 			result.joinMillis = (lastReturn - lastArrival) / 1000.0;
 			result.spreadMillis = (lastArrival - firstArrival) / 1000.0;
 			result.lastOwnMillis = lastOwn / 1000.0;
+			result.lastOwnCpuMillis = lastOwnCpu / 1000.0;
 			result.leftClean = !Files.exists(directory.resolve(job));
 			return result;
 		}
@@ -239,12 +251,16 @@ public final class MeshJoinBenchmark {
 		}
 	}
 
-	/** The {@code arrival} and {@code returned} epoch microseconds a member printed, or null. */
+	/**
+	 * The {@code arrival} and {@code returned} epoch microseconds and the bootstrap's {@code cpu}
+	 * microseconds a member printed, or null.
+	 */
 	private static long[] readTimes(Path output) throws IOException {
 		for (String line : Files.readAllLines(output, StandardCharsets.UTF_8)) {
 			String[] words = line.trim().split("\\s+");
-			if (words.length >= 4 && words[0].equals("arrival") && words[2].equals("returned")) {
-				return new long[] { Long.parseLong(words[1]), Long.parseLong(words[3]) };
+			if (words.length >= 6 && words[0].equals("arrival") && words[2].equals("returned")
+					&& words[4].equals("cpu")) {
+				return new long[] { Long.parseLong(words[1]), Long.parseLong(words[3]), Long.parseLong(words[5]) };
 			}
 		}
 		return null;
@@ -293,11 +309,14 @@ public final class MeshJoinBenchmark {
 				warmTheJdk();
 			}
 			try (Executor vram = Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(simulatedDevice())))) {
+				ThreadMXBean threads = ManagementFactory.getThreadMXBean();
 				long arrival = epochMicros();
+				long cpuBefore = threads.getCurrentThreadCpuTime();
 				Mesh mesh = Mesh.bootstrap(vram, options);
+				long cpu = threads.getCurrentThreadCpuTime() - cpuBefore;
 				long returned = epochMicros();
 				try {
-					System.out.println("arrival " + arrival + " returned " + returned);
+					System.out.println("arrival " + arrival + " returned " + returned + " cpu " + cpu / 1000);
 					MeshDescription description = mesh.describe();
 					System.out.println(description);
 					if (description.hostDomainIndex() != index || description.hostDomainCount() != count) {
