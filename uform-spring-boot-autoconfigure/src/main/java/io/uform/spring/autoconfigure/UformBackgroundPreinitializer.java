@@ -37,8 +37,14 @@ public class UformBackgroundPreinitializer implements BackgroundPreinitializer {
 	@Override
 	public void preinitialize() {
 		if (!Boolean.getBoolean(IGNORE_PROPERTY)) {
-			// Never throws: no driver, or a failing one, is no devices, with the reason kept.
-			Uform.gpuDevices();
+			try {
+				// No driver, or a failing one, is no devices, with the reason kept: this never throws
+				// unless discovery itself is broken, which the condition then meets again and reports.
+				Uform.gpuDevices();
+			}
+			catch (RuntimeException ex) {
+				// Reported by the condition or bean that needs the devices.
+			}
 			Uform.preinitialize();
 		}
 	}
