@@ -33,7 +33,8 @@ public final class Uform {
 	 * {@code null} where its vendor does not report it.
 	 * @param ordinal the device's position in {@link #gpuDevices()}
 	 * @return the readings
-	 * @throws UformException {@code NO_DEVICE} when no device has that ordinal
+	 * @throws UformException {@code NO_DEVICE} when no device has that ordinal, or when its driver says
+	 *         the device is lost (it fell off the bus, or was removed since discovery)
 	 */
 	public static GpuReadings gpuReadings(int ordinal) {
 		return GpuDiscovery.system().readings(ordinal);

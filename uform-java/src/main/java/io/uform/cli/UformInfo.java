@@ -9,6 +9,7 @@ import io.uform.Capabilities;
 import io.uform.GpuDevice;
 import io.uform.GpuReadings;
 import io.uform.GpuVendor;
+import io.uform.UformException;
 import io.uform.gpu.GpuDiscovery;
 import io.uform.host.CpuClasses;
 import io.uform.host.NumaDomain;
@@ -105,13 +106,21 @@ public final class UformInfo {
 		public static Snapshot system() {
 			GpuDiscovery gpus = GpuDiscovery.system();
 			List<GpuReadings> readings = new ArrayList<>();
+			List<String> problems = new ArrayList<>(gpus.problems());
 			for (int ordinal = 0; ordinal < gpus.devices().size(); ordinal++) {
-				readings.add(gpus.readings(ordinal));
+				try {
+					readings.add(gpus.readings(ordinal));
+				}
+				catch (UformException ex) {
+					// A device lost since discovery: list it, with no readings, and say why among the problems.
+					readings.add(GpuReadings.NONE);
+					problems.add(ex.getMessage());
+				}
 			}
 			CpuClasses cpu = CpuClasses.system();
 			NumaTopology numa = NumaTopology.system();
 			return new Snapshot(gpus.devices(), readings, cpu, numa, Capabilities.compiled(),
-					Capabilities.available(cpu.available(), numa.domains().size(), gpus.devices()), gpus.problems(),
+					Capabilities.available(cpu.available(), numa.domains().size(), gpus.devices()), List.copyOf(problems),
 					gpus.notes());
 		}
 	}

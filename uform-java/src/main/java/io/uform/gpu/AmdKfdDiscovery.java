@@ -147,8 +147,10 @@ final class AmdKfdDiscovery {
 		String uuid = uniqueId == 0 ? null : String.format(Locale.ROOT, "GPU-%016X", uniqueId);
 		PciAddress pci = properties.containsKey("location_id") ? PciAddress.ofLocationId(
 				(int) (long) properties.getOrDefault("domain", 0L), (int) (long) properties.get("location_id")) : null;
-		Path amdgpu = properties.containsKey("drm_render_minor")
+		Path renderNode = properties.containsKey("drm_render_minor")
 				? this.root.resolve("sys/class/drm/renderD" + properties.get("drm_render_minor") + "/device") : null;
+		// Only a directory there now: one gone later means the device went (see AmdReadings).
+		Path amdgpu = (renderNode != null && Files.isDirectory(renderNode)) ? renderNode : null;
 		long memory = vram(node.resolve("mem_banks"));
 		GpuDevice device = new GpuDevice(GpuVendor.AMD, vendorOrdinal, GpuClasses.amd(gfx), computeUnits, memory,
 				name(node, amdgpu, gfx), uuid, pci == null ? null : pci.toString());

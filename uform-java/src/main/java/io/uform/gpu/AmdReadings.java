@@ -13,7 +13,7 @@ import io.uform.GpuReadings;
  * {@code mem_info_vram_used}, {@code mem_info_vram_total}, {@code gpu_busy_percent}, and from the
  * first {@code hwmon/hwmonN}: {@code power1_average} (or {@code power1_input}) in microwatts and
  * {@code temp1_input} (edge sensor) in millidegrees Celsius. A file that is missing or unreadable
- * leaves its field {@code null}.
+ * leaves its field {@code null}; the directory itself gone means the device is gone.
  */
 final class AmdReadings {
 
@@ -22,13 +22,18 @@ final class AmdReadings {
 
 	/**
 	 * Reads a device now.
-	 * @param amdgpu the device's amdgpu directory, {@code null} when KFD gave no render node
+	 * @param amdgpu the device's amdgpu directory, {@code null} when discovery found none
 	 * @param discoveredTotal total memory from the KFD memory banks, used when amdgpu gives none
 	 * @return the readings
+	 * @throws DeviceLostException when the directory was there at discovery and is gone now
 	 */
 	static GpuReadings read(Path amdgpu, long discoveredTotal) {
-		if (amdgpu == null || !Files.isDirectory(amdgpu)) {
+		if (amdgpu == null) {
 			return new GpuReadings(null, discoveredTotal, null, null, null);
+		}
+		if (!Files.isDirectory(amdgpu)) {
+			throw new DeviceLostException(amdgpu + " is gone: amdgpu removed the device (unplugged, unbound or failed; "
+					+ "look for amdgpu errors in the kernel log)");
 		}
 		Long used = SysfsFiles.number(amdgpu.resolve("mem_info_vram_used"));
 		Long total = SysfsFiles.number(amdgpu.resolve("mem_info_vram_total"));

@@ -139,7 +139,9 @@ public final class GpuDiscovery {
 	 * Reads a device now: memory, utilisation, power and temperature where its vendor reports them.
 	 * @param ordinal a position in {@link #devices()}
 	 * @return the readings; fields the vendor does not report are {@code null}
-	 * @throws UformException {@code NO_DEVICE} when no device has that ordinal
+	 * @throws UformException {@code NO_DEVICE} when no device has that ordinal, or when its driver says
+	 *         the device is gone (NVML's {@code NVML_ERROR_GPU_IS_LOST}, an amdgpu device directory
+	 *         removed since discovery): the device stays listed, since the list is made once per process
 	 */
 	public GpuReadings readings(int ordinal) {
 		if (ordinal < 0 || ordinal >= this.gpus.size()) {
@@ -147,7 +149,16 @@ public final class GpuDiscovery {
 					+ (this.gpus.isEmpty() ? "this process sees no GPU" : "ordinals run from 0 to " + (this.gpus.size() - 1))
 					+ "; list them with Uform.gpuDevices() or the uform-info command");
 		}
-		return this.gpus.get(ordinal).readings().get();
+		FoundGpu gpu = this.gpus.get(ordinal);
+		try {
+			return gpu.readings().get();
+		}
+		catch (DeviceLostException ex) {
+			GpuDevice device = gpu.device();
+			throw new UformException(UformException.Status.NO_DEVICE, "GPU " + ordinal + " (" + device.name()
+					+ ((device.uuid() != null) ? ", " + device.uuid() : "") + ") is lost: " + ex.getMessage()
+					+ ". Work on it fails until the machine is fixed and this process restarted", ex);
+		}
 	}
 
 	/**

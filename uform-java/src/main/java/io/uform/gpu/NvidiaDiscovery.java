@@ -37,6 +37,9 @@ import io.uform.UformException;
  */
 final class NvidiaDiscovery {
 
+	/** {@code nvmlReturn_t} for a device that fell off the bus or stopped answering. */
+	static final int NVML_ERROR_GPU_IS_LOST = 15;
+
 	/** {@code NVML_ERROR_NO_PERMISSION}: a device this process (or container) may not open. */
 	private static final int NVML_ERROR_NO_PERMISSION = 4;
 
@@ -215,6 +218,10 @@ final class NvidiaDiscovery {
 			return call.get();
 		}
 		catch (DriverCallException ex) {
+			if (ex.code() == NVML_ERROR_GPU_IS_LOST) {
+				throw new DeviceLostException(ex.call() + " returned NVML_ERROR_GPU_IS_LOST: the driver reports that the "
+						+ "GPU fell off the bus or stopped answering (look for Xid 79 in the kernel log)");
+			}
 			// NOT_SUPPORTED is common (no power sensor on some boards); a gap is reported as a gap.
 			return null;
 		}

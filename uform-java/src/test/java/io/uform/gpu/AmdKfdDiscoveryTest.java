@@ -1,12 +1,15 @@
 package io.uform.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,6 +73,42 @@ class AmdKfdDiscoveryTest {
 		// The second MI210 names render minor 136, which the fixture has no amdgpu directory for.
 		assertThat(scan("two-mi210", Map.of()).gpus().get(1).readings().get())
 			.isEqualTo(new GpuReadings(null, 64 * GIB, null, null, null));
+	}
+
+	@Test
+	void aDeviceWhoseAmdgpuDirectoryWentAwayIsLost(@TempDir Path root) throws IOException {
+		copy(Fixtures.root("mi300x"), root);
+		GpuScan scan = new AmdKfdDiscovery(root, Map.of()).scan();
+		Path device = root.resolve("sys/class/drm/renderD128/device");
+		assertThat(scan.gpus().get(0).readings().get().memoryUsedBytes()).isEqualTo(299_892_736L);
+
+		// Unplugged or unbound: amdgpu removes the device's directory.
+		delete(device);
+
+		assertThatThrownBy(() -> scan.gpus().get(0).readings().get()).isInstanceOf(DeviceLostException.class)
+			.hasMessageContaining(device + " is gone");
+	}
+
+	private static void copy(Path from, Path to) throws IOException {
+		try (Stream<Path> paths = Files.walk(from)) {
+			for (Path path : (Iterable<Path>) paths::iterator) {
+				Path target = to.resolve(from.relativize(path).toString());
+				if (Files.isDirectory(path)) {
+					Files.createDirectories(target);
+				}
+				else {
+					Files.copy(path, target);
+				}
+			}
+		}
+	}
+
+	private static void delete(Path directory) throws IOException {
+		try (Stream<Path> paths = Files.walk(directory)) {
+			for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+				Files.delete(path);
+			}
+		}
 	}
 
 	@Test

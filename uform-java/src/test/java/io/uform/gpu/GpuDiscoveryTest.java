@@ -55,6 +55,23 @@ class GpuDiscoveryTest {
 	}
 
 	@Test
+	void readingsOfALostGpuAreNoDeviceNamingIt(@TempDir Path root) {
+		FakeCudaDriver driver = new FakeCudaDriver();
+		driver.gpu("NVIDIA H200", 9, 0, 132, 141 * GIB, 0x1b);
+		GpuDiscovery discovery = GpuDiscovery.discover(() -> Optional.of(driver), root, Map.of());
+		driver.fail("nvmlDeviceGetMemoryInfo", NvidiaDiscovery.NVML_ERROR_GPU_IS_LOST, "NVML_ERROR_GPU_IS_LOST");
+
+		assertThatThrownBy(() -> discovery.readings(0)).isInstanceOfSatisfying(UformException.class, (ex) -> {
+			assertThat(ex.status()).isEqualTo(UformException.Status.NO_DEVICE);
+			assertThat(ex.getMessage()).startsWith("GPU 0 (NVIDIA H200, GPU-")
+				.contains("is lost: nvmlDeviceGetMemoryInfo returned NVML_ERROR_GPU_IS_LOST")
+				.endsWith("Work on it fails until the machine is fixed and this process restarted");
+		});
+		// Still listed: the list is made once per process.
+		assertThat(discovery.devices()).hasSize(1);
+	}
+
+	@Test
 	void readingsOfAMissingOrdinalAreNoDevice(@TempDir Path root) {
 		GpuDiscovery discovery = GpuDiscovery.discover(Optional::empty, root, Map.of());
 

@@ -115,6 +115,32 @@ class NvidiaDiscoveryTest {
 	}
 
 	@Test
+	void aGpuTheDriverCallsLostFailsItsReadingsInsteadOfGivingGaps() {
+		FakeCudaDriver driver = new FakeCudaDriver();
+		driver.gpu("NVIDIA H100 80GB HBM3", 9, 0, 132, 80 * GIB, 0x18);
+		GpuScan scan = scan(driver);
+		// It fell off the bus after discovery: NVML now answers every call with GPU_IS_LOST.
+		driver.fail("nvmlDeviceGetMemoryInfo", NvidiaDiscovery.NVML_ERROR_GPU_IS_LOST, "NVML_ERROR_GPU_IS_LOST");
+
+		assertThatThrownBy(() -> scan.gpus().get(0).readings().get()).isInstanceOf(DeviceLostException.class)
+			.hasMessageContaining("nvmlDeviceGetMemoryInfo returned NVML_ERROR_GPU_IS_LOST")
+			.hasMessageContaining("fell off the bus");
+	}
+
+	@Test
+	void otherReadingFailuresStillLeaveGaps() {
+		FakeCudaDriver driver = new FakeCudaDriver();
+		driver.gpu("NVIDIA H100 80GB HBM3", 9, 0, 132, 80 * GIB, 0x18);
+		GpuScan scan = scan(driver);
+		driver.fail("nvmlDeviceGetPowerUsage", 4, "NVML_ERROR_NO_PERMISSION");
+
+		GpuReadings now = scan.gpus().get(0).readings().get();
+
+		assertThat(now.powerWatts()).isNull();
+		assertThat(now.temperatureCelsius()).isEqualTo(37.0);
+	}
+
+	@Test
 	void convertsPowerToWatts() {
 		FakeCudaDriver driver = new FakeCudaDriver();
 		driver.gpu("NVIDIA H100 80GB HBM3", 9, 0, 132, 80 * GIB, 0x18);

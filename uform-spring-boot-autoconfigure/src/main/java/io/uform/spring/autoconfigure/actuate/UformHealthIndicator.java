@@ -47,11 +47,10 @@ import io.uform.UformException;
  * and, where a mesh bean exists, {@code mesh} (bean name → {@code joined} or {@code freed}).
  *
  * <h2>What a lost GPU looks like</h2>
- * uform lists the GPUs once per process, so a device that falls off the bus stays listed, and vendor
- * errors in the live readings (NVML's, amdgpu's) come back as missing fields, not failures, which a
- * device without those sensors also gives. So this indicator reports a device as gone only where uform
- * says so: the reading throws, or the device at the ordinal is not the one the executor holds. It does
- * not guess from missing readings.
+ * uform lists the GPUs once per process, so a device that falls off the bus stays listed; its live
+ * readings throw instead ({@code NO_DEVICE}: NVML's {@code NVML_ERROR_GPU_IS_LOST}, or an amdgpu
+ * device directory removed since discovery), and this indicator reports that. Other reading errors
+ * leave a field missing, as a device without that sensor does, and are not faults.
  */
 public class UformHealthIndicator extends AbstractHealthIndicator
 		implements ApplicationListener<ApplicationContextEvent> {
