@@ -11,6 +11,7 @@ final class DeviceLostException extends RuntimeException {
 	private static final long serialVersionUID = 1L;
 
 	/**
+	 * Says what the driver reported.
 	 * @param why what the driver said, for the message
 	 */
 	DeviceLostException(String why) {
