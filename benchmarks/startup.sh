@@ -17,6 +17,11 @@
 #   foreground (not run by default) the starter with -Dio.uform.backgroundpreinitializer.ignore=true:
 #            uform's background preinitializer off (Boot's own still on), so JNA is bound on the main
 #            thread when the RAM executor is made; with - foreground is what it saves
+#   without-cds, with-cds (not run by default) without and with, each from an application class-data
+#            sharing archive of its own (Spring Boot's documented way to start faster): one training
+#            run per variant writes it (-XX:ArchiveClassesAtExit), every measured run maps it
+#            (-XX:SharedArchiveFile, -Xshare:on, so a run that cannot use it fails instead of quietly
+#            starting without it); the application's classes come from a jar, as an archive needs
 #
 # Each round runs every variant once, the order rotating from round to round (each variant takes
 # each position equally often), so drift in the machine's load hits all variants alike. The first
@@ -98,6 +103,24 @@ if [[ "$CP_WITHOUT" == *uform-java* || "$CP_WITHOUT" == *uform-spring-boot* || "
 	echo "class paths are not what they should be (without: no uform jar; with: the auto-configuration)" >&2
 	exit 1
 fi
+# For the -cds variants: the same class paths with the application's classes in a jar.
+CDS_BASES=()
+for variant in "${VARIANT_LIST[@]}"; do
+	case "$variant" in
+		without-cds | with-cds) CDS_BASES+=("${variant%-cds}") ;;
+		*-cds) echo "no CDS variant of ${variant%-cds}: only without-cds and with-cds" >&2; exit 1 ;;
+	esac
+done
+if (( ${#CDS_BASES[@]} > 0 )); then
+	JAR_TOOL=jar
+	if [[ -n "${JAVA_HOME:-}" ]]; then
+		JAR_TOOL="$JAVA_HOME/bin/jar"
+	fi
+	"$JAR_TOOL" cf "$WORK/startup.jar" -C "$WORK/classes" .
+	CP_WITH_CDS="$WORK/startup.jar${CP_WITH#"$WORK/classes"}"
+	CP_WITHOUT_CDS="$WORK/startup.jar${CP_WITHOUT#"$WORK/classes"}"
+	mkdir -p "$WORK/cds"
+fi
 
 OUT=${OUT:-"$ROOT/benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)-startup"}
 mkdir -p "$OUT/logs"
@@ -126,6 +149,8 @@ run_one() {
 		novram) args=(--uform.vram.enabled=false) ;;
 		simgpu) jvm+=(-Duform.devices.simulated=1) ;;
 		foreground) jvm+=(-Dio.uform.backgroundpreinitializer.ignore=true) ;;
+		without-cds) cp=$CP_WITHOUT_CDS; jvm+=("-XX:SharedArchiveFile=$WORK/cds/without.jsa" -Xshare:on) ;;
+		with-cds) cp=$CP_WITH_CDS; jvm+=("-XX:SharedArchiveFile=$WORK/cds/with.jsa" -Xshare:on) ;;
 		*) echo "unknown variant $variant" >&2; exit 1 ;;
 	esac
 	local log="$OUT/logs/$(printf '%03d' "$round")-$variant.log"
@@ -149,8 +174,8 @@ run_one() {
 	done
 	local beans=${field[uform_beans]}
 	case "$variant" in
-		without) [[ "$beans" == "-" ]] ;;
-		with) [[ ",$beans," == *,uformRamExecutor,* ]] ;;
+		without | without-cds) [[ "$beans" == "-" ]] ;;
+		with | with-cds) [[ ",$beans," == *,uformRamExecutor,* ]] ;;
 		novram) [[ ",$beans," == *,uformRamExecutor,* && ",$beans," != *,uformVramExecutor,* ]] ;;
 		simgpu) [[ ",$beans," == *,uformRamExecutor,* && ",$beans," == *,uformVramExecutor,* ]] ;;
 		foreground) [[ ",$beans," == *,uformRamExecutor,* ]] ;;
@@ -162,6 +187,18 @@ run_one() {
 }
 
 echo "round,position,variant,warmup,ready_ms,spring_ms,wall_ms,cpu_ms,main_cpu_ms,classes,load1,uform_beans,env_ms,parse_ms,refresh_ms,uform_beans_ms" > "$OUT/runs.csv"
+# One training run per CDS variant writes its archive, on the exact class path and flags its runs use.
+for base in "${CDS_BASES[@]}"; do
+	if [[ "$base" == with ]]; then cds_cp=$CP_WITH_CDS; else cds_cp=$CP_WITHOUT_CDS; fi
+	# The dump's warnings (classes CDS cannot store) go to the log, not the terminal.
+	if ! "$JAVA" "${JVM_FLAGS[@]}" "-XX:ArchiveClassesAtExit=$WORK/cds/$base.jsa" -cp "$cds_cp" "$MAIN" \
+			> "$OUT/logs/cds-training-$base.log" 2>&1 || [[ ! -s "$WORK/cds/$base.jsa" ]]; then
+		echo "CDS training run for $base-cds failed; see $OUT/logs/cds-training-$base.log" >&2
+		exit 1
+	fi
+	echo "CDS archive for $base-cds: $(du -h "$WORK/cds/$base.jsa" | cut -f1)" | tee -a "$OUT/machine.txt"
+done
+
 COUNT=${#VARIANT_LIST[@]}
 TOTAL=$(( WARMUP + RUNS ))
 echo "uform starter startup: ${VARIANT_LIST[*]}, $RUNS rounds (+$WARMUP warm-up), $("$JAVA" -version 2>&1 | head -1)"
@@ -239,7 +276,8 @@ for metric, what in (("ready_ms", "JVM uptime at ApplicationReadyEvent (primary)
     pairs = [("with", "without", "starter, discovery included"), ("novram", "without", "starter, no discovery"),
              ("with", "novram", "GPU discovery alone"), ("simgpu", "without", "starter, simulated GPU"),
              ("foreground", "without", "starter, no background preinitialization"),
-             ("with", "foreground", "uform's background preinitialization")]
+             ("with", "foreground", "uform's background preinitialization"),
+             ("with-cds", "without-cds", "starter, both from an application CDS archive")]
     for a, b, label in pairs:
         if a not in by[metric] or b not in by[metric]:
             continue
