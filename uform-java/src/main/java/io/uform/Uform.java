@@ -43,7 +43,7 @@ public final class Uform {
 	/**
 	 * Does now, on the calling thread, the one-time work of the first executor that does not depend on
 	 * its configuration: binding the native calls for thread pinning (loading JNA and libc, the most
-	 * expensive part, 80-160 ms in a cold JVM) and reading the CPU's flags, both kept for the life of
+	 * expensive part, 80-190 ms in a cold JVM) and reading the CPU's flags, both kept for the life of
 	 * the process, and loading the classes that read the NUMA topology (which each executor reads
 	 * again, since the CPUs a process may use can change). The first {@link Executor#forRam} that
 	 * follows skips that work. Call it from a background thread early in an application's start (the
