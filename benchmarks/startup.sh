@@ -43,6 +43,8 @@
 #   JAVA_HOME          the JDK to build and run with (else `java` on PATH); the classes are built for
 #                      Java 17, so one build runs on 17 and 25 alike
 #   MAVEN_ARGS=-o      (Maven 3.9's own variable) build offline
+#   STARTUP_LIB=dir:dir  where to find, by file name, the class path's jars that are not at the paths
+#                      the build wrote (on another machine, without ~/.m2: scripts/device-run.sh)
 #
 # Needs python3 for the summary (runs.csv is written without it).
 set -euo pipefail
@@ -85,11 +87,27 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/uform-startup.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/lib"
 cp -r "$TARGET/classes" "$WORK/classes"
+# A class path entry by file name in STARTUP_LIB's directories, or a message and failure.
+find_elsewhere() {
+	local dir dirs=()
+	IFS=: read -r -a dirs <<< "${STARTUP_LIB:-}"
+	for dir in "${dirs[@]}"; do
+		if [[ -n "$dir" && -e "$dir/$1" ]]; then
+			echo "$dir/$1"
+			return 0
+		fi
+	done
+	echo "class path entry $1 is neither where the build put it nor in STARTUP_LIB (${STARTUP_LIB:-unset})" >&2
+	return 1
+}
 stage() {
 	local entry staged result="" entries=()
 	IFS=: read -r -a entries < "$1" || true  # the file ends without a newline
 	for entry in "${entries[@]}"; do
 		staged="$WORK/lib/$(basename "$entry")"
+		if [[ ! -e "$entry" ]]; then
+			entry=$(find_elsewhere "$(basename "$entry")") || exit 1
+		fi
 		if [[ ! -e "$staged" ]]; then
 			cp -r "$entry" "$staged"
 		fi

@@ -7,26 +7,46 @@
 #   2. The mesh join for 2, 4 and 8 processes, warm and cold (docs/benchmarks.md "Mesh join"): the
 #      target is about 8 processes that do not share a few cores, which a 2-core development machine
 #      cannot show.
-# Each step's output goes to the terminal and to $OUT/<step>.txt; a step that fails does not stop
-# the next. Exit status: the first failing step's (gpu-check.sh: 1 a check failed, 2 no GPU; the
-# mesh benchmark: 1 a round failed, 2 the target was missed), else 0.
+#   3. The starter's startup cost with a real driver, so GPU discovery initialises CUDA
+#      (docs/benchmarks.md "Startup cost of the starter"), STARTUP_RUNS rounds (default 10).
+# A step that fails does not stop the next. Exit status: the first failing step's (gpu-check.sh: 1 a
+# check failed, 2 no GPU; the mesh benchmark: 1 a round failed, 2 the target was missed), else 0.
 #
-# Needs only a JDK 17+ and the prebuilt jars (no Maven, no network), which a device run carries:
-#   uform-java/target/uform-java-<version>-cli.jar    ./mvnw -q -B -pl uform-java -DskipTests package
-#   sample-app/target/uform-sample-app-<version>.jar  ./mvnw -q -B -pl sample-app -am -DskipTests package
-#   benchmarks/target/benchmarks.jar                   ./mvnw -q -B -f benchmarks/pom.xml -DskipTests package
+# The GPU machine has no Java and cannot fetch anything: scripts/device-prepare.sh, run beforehand on
+# the development machine, puts a Java runtime and the jars in .device/ and prints the call to make:
+#   run(command="bash scripts/device-run.sh", carry=[".device", "benchmarks/startup/target"], timeout_s=560)
+# Without .device/ it uses a JDK from JAVA_HOME or PATH and the jars of a local build.
 #
-# Usage: scripts/device-run.sh            (OUT defaults to a new directory under /tmp)
+# Output: the terminal, and in $OUT (the device tool's folder that comes back; else a new directory
+# under /tmp) at most 8 files: machine.txt, one .txt per step, startup-summary.txt, startup-runs.csv.
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/uform-device-run.XXXXXX")}
 mkdir -p "$OUT"
-JAVA=java
-if [[ -n "${JAVA_HOME:-}" ]]; then
-	JAVA="$JAVA_HOME/bin/java"
-fi
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/uform-device-scratch.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
 status=0
+
+# Java: the carried runtime where the machine has none.
+if [[ -z "${JAVA_HOME:-}" ]] && ! command -v java > /dev/null && [[ -f .device/jre.tar.xz ]]; then
+	tar -C "$scratch" -xJf .device/jre.tar.xz
+	export JAVA_HOME="$scratch/jre"
+fi
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+
+first_of() { # the first existing path among the arguments
+	local path
+	for path in "$@"; do
+		if [[ -e "$path" ]]; then
+			echo "$path"
+			return 0
+		fi
+	done
+	return 1
+}
+cli_jar=$(first_of .device/uform-java-cli.jar uform-java/target/uform-java-*-cli.jar || true)
+sample_jar=$(first_of .device/sample.jar $(ls sample-app/target/uform-sample-app-*.jar 2>/dev/null | grep -v original) || true)
 
 step() { # name, command...
 	local name=$1 rc
@@ -49,19 +69,51 @@ step() { # name, command...
 	else
 		echo "nvidia-smi: not found"
 	fi
-} | tee "$OUT/machine.txt"
+	echo "cli jar: ${cli_jar:-none}; sample jar: ${sample_jar:-none}"
+} 2>&1 | tee "$OUT/machine.txt"
 
-cli_jar=$(ls uform-java/target/uform-java-*-cli.jar 2>/dev/null | head -n 1)
-step gpu-check env ${cli_jar:+UFORM_CLI_JAR="$cli_jar"} bash scripts/gpu-check.sh
+step gpu-check env ${cli_jar:+UFORM_CLI_JAR="$cli_jar"} ${sample_jar:+UFORM_SAMPLE_JAR="$sample_jar"} \
+	bash scripts/gpu-check.sh
 
+# The mesh benchmark from its jar, else from its classes beside the cli jar (which holds uform and JNA).
 if [[ -f benchmarks/target/benchmarks.jar ]]; then
-	step mesh-join-warm "$JAVA" -Duform.bench.warm=true -cp benchmarks/target/benchmarks.jar \
-		io.uform.bench.MeshJoinBenchmark 2,4,8 10 "${TMPDIR:-/tmp}"
-	step mesh-join-cold "$JAVA" -cp benchmarks/target/benchmarks.jar \
-		io.uform.bench.MeshJoinBenchmark 2,4,8 10 "${TMPDIR:-/tmp}"
+	mesh_cp=benchmarks/target/benchmarks.jar
+elif [[ -d .device/mesh-classes && -n "$cli_jar" ]]; then
+	mesh_cp="$cli_jar:.device/mesh-classes"
 else
-	echo "== mesh join: skipped, benchmarks/target/benchmarks.jar is not built" | tee "$OUT/mesh-join-warm.txt"
+	mesh_cp=
+fi
+if [[ -n "$mesh_cp" ]]; then
+	step mesh-join-warm "$JAVA" -Duform.bench.warm=true -cp "$mesh_cp" io.uform.bench.MeshJoinBenchmark 2,4,8 10 "$scratch"
+	step mesh-join-cold "$JAVA" -cp "$mesh_cp" io.uform.bench.MeshJoinBenchmark 2,4,8 10 "$scratch"
+else
+	echo "== mesh join: skipped, neither benchmarks/target/benchmarks.jar nor .device/mesh-classes" | tee "$OUT/mesh-join-warm.txt"
 	(( status == 0 )) && status=2
+fi
+
+# The startup benchmark: its jars by file name from the sample's BOOT-INF/lib and .device/startup-lib
+# where ~/.m2 is not there.
+if [[ -f benchmarks/startup/target/classpath-with-uform.txt ]]; then
+	startup_lib=.device/startup-lib
+	if [[ -n "$sample_jar" ]]; then
+		python3 - "$sample_jar" "$scratch/bootlib" <<'EOF'
+import os, sys, zipfile
+fat, into = sys.argv[1:]
+os.makedirs(into, exist_ok=True)
+with zipfile.ZipFile(fat) as jar:
+    for name in jar.namelist():
+        if name.startswith("BOOT-INF/lib/") and name.endswith(".jar"):
+            with open(os.path.join(into, os.path.basename(name)), "wb") as out:
+                out.write(jar.read(name))
+EOF
+		startup_lib="$scratch/bootlib:$startup_lib"
+	fi
+	step startup env STARTUP_LIB="$startup_lib" SKIP_BUILD=1 RUNS="${STARTUP_RUNS:-10}" \
+		VARIANTS="without with novram" OUT="$scratch/startup" bash benchmarks/startup.sh
+	cp "$scratch/startup/summary.txt" "$OUT/startup-summary.txt" 2>/dev/null || true
+	cp "$scratch/startup/runs.csv" "$OUT/startup-runs.csv" 2>/dev/null || true
+else
+	echo "== startup: skipped, benchmarks/startup/target is not built" | tee "$OUT/startup.txt"
 fi
 
 echo "results: $OUT (exit $status)"
