@@ -43,6 +43,19 @@ fi
 app=""
 trap '[ -n "$app" ] && kill "$app" 2>/dev/null; [ -n "$app" ] && wait "$app" 2>/dev/null || true' EXIT
 
+# Whether the app answers its health endpoint: with curl, else python3, else bash's own /dev/tcp
+# (a GPU machine may have neither of the first two).
+healthy() {
+  local url="http://127.0.0.1:$1/actuator/health"
+  if command -v curl >/dev/null 2>&1; then
+    curl -fs "$url" >/dev/null 2>&1
+  elif command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "$url" >/dev/null 2>&1
+  else
+    (exec 3<>"/dev/tcp/127.0.0.1/$1" && printf 'GET /actuator/health HTTP/1.0\r\n\r\n' >&3 && head -n 1 <&3 | grep -q ' 200 ') 2>/dev/null
+  fi
+}
+
 # Starts the app, loads it, stops it; the client's output goes to stdout.
 launch() {
   local port log
@@ -53,11 +66,11 @@ launch() {
   "$java" -jar "$jar" --server.port="$port" --server.address=127.0.0.1 ${APP_ARGS:-} >"$log" 2>&1 &
   app=$!
   for _ in $(seq 1 120); do
-    if curl -fs "http://127.0.0.1:$port/actuator/health" >/dev/null 2>&1; then break; fi
+    if healthy "$port"; then break; fi
     if ! kill -0 "$app" 2>/dev/null; then echo "load.sh: the app exited; its log:" >&2; cat "$log" >&2; exit 1; fi
     sleep 0.5
   done
-  curl -fs "http://127.0.0.1:$port/actuator/health" >/dev/null || { echo "load.sh: the app is not ready after 60 s; log: $log" >&2; exit 1; }
+  healthy "$port" || { echo "load.sh: the app is not ready after 60 s; log: $log" >&2; exit 1; }
   grep -E "Search: |Generated " "$log" | sed 's/^.*\] //' || true
   "$java" "$here/LoadClient.java" --url="http://127.0.0.1:$port" "${args[@]}"
   kill "$app" 2>/dev/null || true
