@@ -30,7 +30,15 @@ status=0
 
 # Java: the carried runtime where the machine has none.
 if [[ -z "${JAVA_HOME:-}" ]] && ! command -v java > /dev/null && [[ -f .device/jre.tar.xz ]]; then
-	tar -C "$scratch" -xJf .device/jre.tar.xz
+	if command -v xz > /dev/null; then
+		tar -C "$scratch" -xJf .device/jre.tar.xz
+	else
+		# No xz command there: Python's tarfile reads xz itself (its lzma module), keeping file modes.
+		python3 -c 'import sys, tarfile
+with tarfile.open(sys.argv[1]) as t:
+    t.extractall(sys.argv[2], **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))' \
+			.device/jre.tar.xz "$scratch"
+	fi
 	export JAVA_HOME="$scratch/jre"
 fi
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
