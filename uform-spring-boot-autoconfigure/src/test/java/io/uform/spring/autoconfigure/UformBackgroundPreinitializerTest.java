@@ -1,10 +1,7 @@
 package io.uform.spring.autoconfigure;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import io.uform.GpuDevice;
 import io.uform.GpuVendor;
@@ -71,23 +68,8 @@ class UformBackgroundPreinitializerTest {
 
 		static String runInChildJvm(String... args) throws IOException, InterruptedException {
 			// No -Duform.devices.simulated: the child must get its devices from the Spring property alone.
-			List<String> command = new java.util.ArrayList<>(List.of(
-					Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-					System.getProperty("java.class.path"), "--enable-native-access=ALL-UNNAMED", "-Xshare:auto",
-					SimulatedByProperty.class.getName()));
-			command.addAll(List.of(args));
-			Path log = Files.createTempFile("uform-preinit", ".log");
-			Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-			try {
-				assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("child JVM finished").isTrue();
-				String output = Files.readString(log);
-				assertThat(process.exitValue()).as("child JVM's exit status; it printed:%n%s", output).isZero();
-				return output;
-			}
-			finally {
-				process.destroyForcibly();
-				Files.deleteIfExists(log);
-			}
+			return ChildJvm.run(SimulatedByProperty.class, List.of("--enable-native-access=ALL-UNNAMED", "-Xshare:auto"),
+					0, 60, args);
 		}
 	}
 

@@ -1,9 +1,7 @@
 package io.uform.spring.autoconfigure;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -250,21 +248,7 @@ class UformFailureAnalyzerTest {
 		}
 
 		static String runInChildJvm(String... args) throws IOException, InterruptedException {
-			List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-				.toString(), "-cp", System.getProperty("java.class.path"), "-Duform.devices.simulated=0",
-					"-Xshare:auto", NoGpuApplication.class.getName()));
-			command.addAll(List.of(args));
-			Path log = Files.createTempFile("uform-no-gpu", ".log");
-			Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-			try {
-				assertThat(process.waitFor(45, TimeUnit.SECONDS)).as("child JVM finished").isTrue();
-				assertThat(process.exitValue()).as("child JVM's exit status").isEqualTo(3);
-				return Files.readString(log);
-			}
-			finally {
-				process.destroyForcibly();
-				Files.deleteIfExists(log);
-			}
+			return ChildJvm.run(NoGpuApplication.class, List.of("-Duform.devices.simulated=0", "-Xshare:auto"), 3, 45, args);
 		}
 	}
 }
