@@ -92,6 +92,13 @@ public final class Executor implements AutoCloseable {
 
 	private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
+	/**
+	 * How long {@link #free(Duration)} still waits, past its period, for threads that have nothing left
+	 * to run to end: they end within microseconds, so a short period (zero included) reports unfinished
+	 * work only when there was some.
+	 */
+	private static final Duration IDLE_THREADS_EXIT = Duration.ofSeconds(1);
+
 	private final Resources resources;
 
 	private final Kind kind;
@@ -495,6 +502,20 @@ public final class Executor implements AutoCloseable {
 		release(period);
 	}
 
+	/**
+	 * Leaves this executor's shutdown at JVM exit to whoever owns it. Without this, uform's own
+	 * shutdown hook completes the futures of the deferred calls still queued at exit with
+	 * {@link Status#FREED} at once (see {@link #free()}). An owner that frees the executor from a
+	 * shutdown hook of its own, as the Spring Boot starter does when SIGTERM closes the application
+	 * context, calls this once it has the executor: JVM shutdown hooks run at the same time, and
+	 * uform's would otherwise drop the queued calls while the owner's graceful shutdown is still
+	 * letting them run. The owner must then free the executor at exit, or the futures of calls queued
+	 * at exit never complete. Calling it again, or on a freed executor, does nothing more.
+	 */
+	public void leaveExitToOwner() {
+		this.resources.deferred.leaveExitToOwner();
+	}
+
 	private void release(Duration period) {
 		Resources owned = this.resources;
 		if (owned.deferred.isRunnerThread() || owned.pool.isInsideTask()) {
@@ -553,15 +574,33 @@ public final class Executor implements AutoCloseable {
 		String stuck = null;
 		int dropped = 0;
 		if (!callsDone) {
-			stuck = owned.deferred.describeRunning();
+			// Dropped first: then no call can start, and what runs now is all that can still run.
 			dropped = owned.deferred.abandonQueued((interrupted) ? "free() was interrupted"
 					: "free(" + period + ") ran out of time", false);
+			stuck = owned.deferred.describeRunning();
+			if (!interrupted && dropped == 0 && stuck == null) {
+				// Nothing queued, nothing running: the runner is only on its way out (a period of zero, as
+				// Boot's await-termination=false gives, is over before an idle thread can end). That is no
+				// unfinished work, so wait the moment it takes.
+				try {
+					long grace = deadline(IDLE_THREADS_EXIT);
+					callsDone = owned.deferred.awaitTermination(grace) && owned.deferred.awaitSubmitted(grace);
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				stuck = (callsDone) ? null : owned.deferred.describeRunning();
+			}
 		}
 		boolean joined = false;
 		owned.pool.requestStop();
 		if (!interrupted) {
 			try {
 				joined = owned.pool.stop(deadline);
+				if (!joined && owned.pool.isStopping()) {
+					// No fork in progress (the stop took): the workers are idle and on their way out.
+					joined = owned.pool.stop(deadline(IDLE_THREADS_EXIT));
+				}
 			}
 			catch (InterruptedException ex) {
 				interrupted = true;

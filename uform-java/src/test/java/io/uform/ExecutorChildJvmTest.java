@@ -55,4 +55,14 @@ class ExecutorChildJvmTest {
 				.contains("dropped deferred call #" + (call + 1) + " before it started: the JVM is exiting");
 		}
 	}
+
+	@Test
+	void callsQueuedAtExitRunWhenTheExecutorIsLeftToAnOwnerThatFreesItAtExit() throws Exception {
+		ChildJvm.Result result = ChildJvm.start(CallsQueuedAtExit.class, List.of("-Xmx64m"), List.of("owner")).await(60);
+		assertThat(result.exitCode()).as(result.output()).isZero();
+		for (int call = 1; call <= 3; call++) {
+			assertThat(result.output()).as(result.output()).contains("queued call " + call + ": ran " + call);
+		}
+		assertThat(result.output()).contains("owner freed the executor").doesNotContain("the JVM is exiting");
+	}
 }

@@ -62,7 +62,10 @@ public final class DeferredCalls {
 
 	private static final Object STOP = new Object();
 
-	/** Executors with a live runner, so that calls still queued at JVM exit get their futures completed. */
+	/**
+	 * Executors with a live runner, so that calls still queued at JVM exit get their futures completed;
+	 * less those whose owner frees them at exit itself ({@link #leaveExitToOwner()}).
+	 */
 	private static final Set<DeferredCalls> LIVE = ConcurrentHashMap.newKeySet();
 
 	private final String name;
@@ -165,6 +168,15 @@ public final class DeferredCalls {
 			}
 			throw ex;
 		}
+	}
+
+	/**
+	 * Takes this executor out of uform's JVM-exit hook, for an owner that frees it from a shutdown hook
+	 * of its own: the two hooks run at the same time, and the owner's drain must not find its queued
+	 * calls dropped under it. Calling it again does nothing more.
+	 */
+	public void leaveExitToOwner() {
+		LIVE.remove(this);
 	}
 
 	/**

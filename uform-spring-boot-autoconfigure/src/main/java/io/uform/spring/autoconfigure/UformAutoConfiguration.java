@@ -50,8 +50,9 @@ import io.uform.UformException;
  * Executors run from the moment their bean is made; an {@link UformExecutorLifecycle} frees each after
  * the web server's graceful shutdown. The mesh joins when its bean is made, which is before the web
  * server starts, and an {@link UformMeshLifecycle} leaves it first when the context stops. Each bean
- * also names {@code free} as its destroy method, for a context that fails before its lifecycle runs;
- * a second free does nothing.
+ * also names {@code free} as its destroy method, for a context that fails before its lifecycle runs
+ * (an {@link UformExecutorDestruction} first frees the executors there within
+ * {@code uform.shutdown.await-termination-period}); a second free does nothing.
  */
 @AutoConfiguration
 @ConditionalOnClass(Executor.class)
@@ -180,6 +181,12 @@ public final class UformAutoConfiguration {
 	@ConditionalOnMissingBean(name = "uformMeshLifecycle")
 	UformMeshLifecycle uformMeshLifecycle(@Qualifier(MESH_BEAN_NAME) Mesh mesh) {
 		return new UformMeshLifecycle(MESH_BEAN_NAME, mesh);
+	}
+
+	// Static, as a post-processor must be: it is made before this configuration's other beans.
+	@Bean
+	static UformExecutorDestruction uformExecutorDestruction(Environment environment) {
+		return new UformExecutorDestruction(environment);
 	}
 
 	/** Boot's {@code spring.lifecycle.timeout-per-shutdown-phase}, 30 s unless set. */

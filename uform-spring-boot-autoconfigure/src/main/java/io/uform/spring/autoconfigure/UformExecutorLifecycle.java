@@ -27,6 +27,13 @@ import io.uform.UformException;
  *
  * <p>The wait is also bounded by {@code spring.lifecycle.timeout-per-shutdown-phase}: a longer
  * {@code await-termination-period} is cut to it, with a WARN at startup.
+ *
+ * <h2>JVM exit</h2>
+ * On SIGTERM, Spring Boot's shutdown hook closes the context, and with it this lifecycle drains the
+ * executor as above. uform's own exit hook, which would complete the queued calls' futures with
+ * {@code FREED} at once, is told to leave the executor to this lifecycle
+ * ({@link Executor#leaveExitToOwner()}). An application that turns Boot's hook off
+ * ({@code spring.main.register-shutdown-hook=false}) closes its context itself.
  */
 public class UformExecutorLifecycle implements SmartLifecycle {
 
@@ -59,6 +66,9 @@ public class UformExecutorLifecycle implements SmartLifecycle {
 		this.executor = executor;
 		this.shutdown = shutdown;
 		this.phaseTimeout = phaseTimeout;
+		// This lifecycle frees the executor when the context closes, also at JVM exit (SIGTERM), through
+		// Boot's shutdown hook; uform's own hook, running beside it, must not drop the queued calls first.
+		executor.leaveExitToOwner();
 		Duration period = shutdown.getAwaitTerminationPeriod();
 		if (shutdown.isAwaitTermination() && period != null && phaseTimeout != null && period.compareTo(phaseTimeout) > 0) {
 			logger.warn("uform.shutdown.await-termination-period (" + period + ") is longer than "
@@ -101,41 +111,56 @@ public class UformExecutorLifecycle implements SmartLifecycle {
 	}
 
 	private void free() {
-		Duration period = effectivePeriod();
+		free(this.beanName, this.executor, this.shutdown, this.phaseTimeout);
+	}
+
+	/**
+	 * Frees an executor bean as the context's close does: within {@link #effectivePeriod}, reporting
+	 * unfinished work in a WARN; never throws.
+	 * @param beanName the executor's bean name, for the log
+	 * @param executor the executor
+	 * @param shutdown how to free it
+	 * @param phaseTimeout {@code spring.lifecycle.timeout-per-shutdown-phase}, or {@code null}
+	 */
+	static void free(String beanName, Executor executor, UformProperties.Shutdown shutdown,
+			@Nullable Duration phaseTimeout) {
+		Duration period = effectivePeriod(shutdown, phaseTimeout);
 		try {
 			if (period == null) {
-				this.executor.free();
+				executor.free();
 			}
 			else {
-				this.executor.free(period);
+				executor.free(period);
 			}
 		}
 		catch (UformException ex) {
 			if (ex.status() == UformException.Status.TIMEOUT) {
-				logger.warn("uform executor bean '" + this.beanName + "' was freed with work unfinished after "
-						+ "uform.shutdown.await-termination-period (" + period + "): " + ex.getMessage());
+				String setting = (shutdown.isAwaitTermination())
+						? "after uform.shutdown.await-termination-period (" + period + ")"
+						: "at once, as uform.shutdown.await-termination is false";
+				logger.warn("uform executor bean '" + beanName + "' was freed with work unfinished " + setting + ": "
+						+ ex.getMessage());
 			}
 			else {
-				logger.warn("uform executor bean '" + this.beanName + "' could not be freed cleanly: " + ex.getMessage(),
-						ex);
+				logger.warn("uform executor bean '" + beanName + "' could not be freed cleanly: " + ex.getMessage(), ex);
 			}
 		}
 	}
 
 	/**
-	 * How long {@link #stop()} waits: {@code await-termination-period}, no longer than the shutdown
-	 * phase's timeout (Spring applies that timeout only to asynchronous stops, and this one is
+	 * How long freeing waits: {@code await-termination-period}, no longer than the shutdown phase's
+	 * timeout (Spring applies that timeout only to asynchronous stops, and {@link #stop()} is
 	 * synchronous, so it is applied here), or zero without {@code await-termination}.
 	 */
-	@Nullable Duration effectivePeriod() {
-		if (!this.shutdown.isAwaitTermination()) {
+	static @Nullable Duration effectivePeriod(UformProperties.Shutdown shutdown, @Nullable Duration phaseTimeout) {
+		if (!shutdown.isAwaitTermination()) {
 			return Duration.ZERO;
 		}
-		Duration period = this.shutdown.getAwaitTerminationPeriod();
-		if (this.phaseTimeout == null) {
+		Duration period = shutdown.getAwaitTerminationPeriod();
+		if (phaseTimeout == null) {
 			return period;
 		}
-		return (period == null || period.compareTo(this.phaseTimeout) > 0) ? this.phaseTimeout : period;
+		return (period == null || period.compareTo(phaseTimeout) > 0) ? phaseTimeout : period;
 	}
 
 	@Override

@@ -32,13 +32,8 @@ final class ChildJvm {
 	 */
 	static String run(Class<?> main, List<String> jvmOptions, int expectedExit, int timeoutSeconds, String... args)
 			throws IOException, InterruptedException {
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-cp", System.getProperty("java.class.path")));
-		command.addAll(jvmOptions);
-		command.add(main.getName());
-		command.addAll(List.of(args));
 		Path log = Files.createTempFile("uform-child-jvm", ".log");
-		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+		Process process = start(main, jvmOptions, log, args);
 		try {
 			assertThat(process.waitFor(timeoutSeconds, TimeUnit.SECONDS)).as("child JVM finished").isTrue();
 			String output = Files.readString(log);
@@ -49,5 +44,54 @@ final class ChildJvm {
 			process.destroyForcibly();
 			Files.deleteIfExists(log);
 		}
+	}
+
+	/**
+	 * Runs the child until it prints a line, then sends it SIGTERM (as Kubernetes does) and waits for
+	 * it to exit through its shutdown hooks, with status 143 (128 + SIGTERM).
+	 * @param main the class whose {@code main} runs
+	 * @param jvmOptions options before the class name
+	 * @param whenPrinted the text after which the signal is sent
+	 * @param timeoutSeconds how long the whole may take before the test fails
+	 * @param args the child's arguments
+	 * @return its standard output and error, together
+	 * @throws IOException if the child cannot be started or its output read
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	static String runAndTerminate(Class<?> main, List<String> jvmOptions, String whenPrinted, int timeoutSeconds,
+			String... args) throws IOException, InterruptedException {
+		Path log = Files.createTempFile("uform-child-jvm", ".log");
+		Process process = start(main, jvmOptions, log, args);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+		try {
+			while (!Files.readString(log).contains(whenPrinted)) {
+				assertThat(process.isAlive()).as("child JVM still running, before printing '%s'; it printed:%n%s",
+						whenPrinted, Files.readString(log)).isTrue();
+				assertThat(System.nanoTime() - deadline).as("time left for the child to print '%s'", whenPrinted)
+					.isNegative();
+				Thread.sleep(50);
+			}
+			// Process.destroy() is SIGTERM on Linux and macOS.
+			process.destroy();
+			long left = Math.max(0, deadline - System.nanoTime());
+			assertThat(process.waitFor(left, TimeUnit.NANOSECONDS)).as("child JVM exited after SIGTERM").isTrue();
+			String output = Files.readString(log);
+			assertThat(process.exitValue()).as("child JVM's exit status after SIGTERM; it printed:%n%s", output)
+				.isEqualTo(143);
+			return output;
+		}
+		finally {
+			process.destroyForcibly();
+			Files.deleteIfExists(log);
+		}
+	}
+
+	private static Process start(Class<?> main, List<String> jvmOptions, Path log, String... args) throws IOException {
+		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+				"-cp", System.getProperty("java.class.path")));
+		command.addAll(jvmOptions);
+		command.add(main.getName());
+		command.addAll(List.of(args));
+		return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
 	}
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -82,6 +83,32 @@ class UformExecutorLifecycleTest {
 	}
 
 	@Test
+	void aStartupThatFailsAfterTheExecutorWasMadeFreesItWithinThePeriod(CapturedOutput output) {
+		// A failed refresh destroys the beans without stopping their lifecycles: the executor's destroy
+		// method alone would wait for the call as long as it runs, and the failure would never be reported.
+		CountDownLatch release = new CountDownLatch(1);
+		STUCK.set(new NeverReturns(release));
+		long[] millis = new long[1];
+		try {
+			long start = System.nanoTime();
+			this.contextRunner.withPropertyValues("uform.shutdown.await-termination-period=300ms")
+				.withBean(DefersAtStartup.class)
+				.withBean(FailsAfterTheExecutor.class)
+				.run((context) -> assertThat(context).hasFailed());
+			millis[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			assertThat(DefersAtStartup.made.statistics().state()).isEqualTo(Executor.State.FREED);
+			assertThat(millis[0]).as("failed start and close took (ms)").isLessThan(5_000);
+			assertThat(output).contains("uform executor bean 'uformRamExecutor' was freed with work unfinished after "
+					+ "uform.shutdown.await-termination-period (PT0.3S)")
+				.contains("deferred call #1 (" + NeverReturns.class.getName() + ")");
+		}
+		finally {
+			release.countDown();
+			STUCK.set(null);
+		}
+	}
+
+	@Test
 	void theShutdownPhaseTimeoutBoundsALongerAwaitTerminationPeriod(CapturedOutput output) throws Exception {
 		CountDownLatch release = new CountDownLatch(1);
 		long[] closeMillis = new long[1];
@@ -105,7 +132,7 @@ class UformExecutorLifecycleTest {
 	}
 
 	@Test
-	void withoutAwaitTerminationTheQueuedCallsAreDroppedAtOnce() throws Exception {
+	void withoutAwaitTerminationTheQueuedCallsAreDroppedAtOnce(CapturedOutput output) throws Exception {
 		CountDownLatch release = new CountDownLatch(1);
 		CountDownLatch running = new CountDownLatch(1);
 		List<CompletableFuture<Integer>> queued = new ArrayList<>();
@@ -129,10 +156,29 @@ class UformExecutorLifecycleTest {
 					.isInstanceOf(UformException.class)
 					.hasMessageContaining("dropped deferred call");
 			}
+			assertThat(output).contains("uform executor bean 'uformRamExecutor' was freed with work unfinished at once, "
+					+ "as uform.shutdown.await-termination is false");
 		}
 		finally {
 			release.countDown();
 		}
+	}
+
+	@Test
+	void withoutAwaitTerminationIdleExecutorsCloseWithoutAWarning(CapturedOutput output) {
+		// A period of zero used to end before idle threads could, and every such close warned of
+		// unfinished work that did not exist. Several rounds: it happened some of the time.
+		for (int round = 0; round < 10; round++) {
+			this.contextRunner
+				.withPropertyValues("uform.shutdown.await-termination=false", "uform.ram.threads=4",
+						"uform.vram.devices=0")
+				.run((context) -> {
+					context.getBean(Executor.class).forN(8, (index) -> {
+					});
+					assertThat(context).hasBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME);
+				});
+		}
+		assertThat(output).doesNotContain("work unfinished").doesNotContain("could not be freed");
 	}
 
 	@Test
@@ -147,6 +193,28 @@ class UformExecutorLifecycleTest {
 	}
 
 	/** A deferred call that ignores interrupts until released: a named class, so the report can name it. */
+	/** The call {@link DefersAtStartup} defers. */
+	static final AtomicReference<java.util.concurrent.Callable<Void>> STUCK = new AtomicReference<>();
+
+	/** A bean that defers a call on the RAM executor while the context starts. */
+	static final class DefersAtStartup {
+
+		static volatile Executor made;
+
+		DefersAtStartup(Executor ram) {
+			made = ram;
+			ram.defer(STUCK.get());
+		}
+	}
+
+	/** A bean made after the executor whose constructor fails, so that the refresh fails. */
+	static final class FailsAfterTheExecutor {
+
+		FailsAfterTheExecutor(DefersAtStartup before) {
+			throw new IllegalStateException("this bean fails after the executor was made");
+		}
+	}
+
 	static final class NeverReturns implements java.util.concurrent.Callable<Void> {
 
 		private final CountDownLatch release;

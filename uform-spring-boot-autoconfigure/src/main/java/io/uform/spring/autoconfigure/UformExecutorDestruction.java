@@ -1,0 +1,50 @@
+package io.uform.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.Set;
+
+import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
+
+import io.uform.Executor;
+
+/**
+ * Frees the starter's executor beans within {@code uform.shutdown.await-termination-period} when the
+ * context destroys them without having stopped them: a refresh that fails after an executor was made
+ * (a later bean's constructor throws, the mesh cannot join) destroys its beans but never stops its
+ * lifecycles. Without this the beans' {@code free} destroy method would wait for a deferred call as
+ * long as it runs, and a call that never returns would keep the failed application from ever
+ * reporting why it failed. After a normal close the lifecycle has freed them already, and this
+ * returns at once.
+ *
+ * <p>The settings are read from the {@link Environment} when a bean is destroyed, not injected: a
+ * post-processor is made before the configuration properties beans, and must not make them early.
+ */
+final class UformExecutorDestruction implements DestructionAwareBeanPostProcessor {
+
+	private static final Set<String> EXECUTOR_BEANS = Set.of(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME,
+			UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME);
+
+	private final Environment environment;
+
+	UformExecutorDestruction(Environment environment) {
+		this.environment = environment;
+	}
+
+	@Override
+	public void postProcessBeforeDestruction(Object bean, String beanName) {
+		if (bean instanceof Executor executor && EXECUTOR_BEANS.contains(beanName)) {
+			Binder binder = Binder.get(this.environment);
+			UformProperties.Shutdown shutdown = binder.bindOrCreate("uform.shutdown", UformProperties.Shutdown.class);
+			Duration phaseTimeout = binder.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+				.orElse(Duration.ofSeconds(30));
+			UformExecutorLifecycle.free(beanName, executor, shutdown, phaseTimeout);
+		}
+	}
+
+	@Override
+	public boolean requiresDestruction(Object bean) {
+		return bean instanceof Executor;
+	}
+}
