@@ -128,6 +128,17 @@ import io.uform.UformException;
  * public {@code (String, Throwable)} or {@code (String)} constructor), is thrown as itself, without
  * the others.
  *
+ * <h2>A caller at the end of its stack</h2>
+ * A fork from a thread whose stack is nearly used up must fail before it publishes anything, never
+ * inside its own wait: a {@link StackOverflowError} thrown by the pool's frames after publishing
+ * would let the caller unlock while workers still read the descriptor, and a stale
+ * {@code shareDone} would then hang every later fork (and one thrown inside {@code unlock} would
+ * leave the lock held). So a fork first calls deeper than its own frames ever go
+ * ({@link #STACK_PROBE_DEPTH}) and only then takes the lock; where that
+ * probe overflows, the fork throws the {@code StackOverflowError} with nothing changed. Should the
+ * wait fail all the same, the caller still waits, by reading {@code pending} in a loop without a
+ * call, and throws what failed.
+ *
  * <h2>Interrupts</h2>
  * An interrupt is a message to a thread's current task, not to the pool: a worker clears its flag
  * before each task, so an interrupt one task leaves behind never reaches the next, and an idle worker
@@ -150,6 +161,9 @@ public final class HostPool {
 	 * microseconds, so back-to-back forks find the workers awake while an idle pool sleeps.
 	 */
 	public static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+
+	/** How deep a fork probes the caller's stack first; see "A caller at the end of its stack". */
+	static final int STACK_PROBE_DEPTH = 16;
 
 	/**
 	 * How long after publishing a fork the caller still expects a spinning worker to pick it up: 2
@@ -457,6 +471,8 @@ public final class HostPool {
 	}
 
 	private void fork(int forkKind, int count, ThreadTask threads, ProngTask prongs, SliceTask slices) {
+		// Overflows here, before anything is published, where the stack cannot hold the wait below.
+		probeStack(STACK_PROBE_DEPTH);
 		ReentrantLock lock = this.forkLock;
 		lock.lock();
 		try {
@@ -471,21 +487,49 @@ public final class HostPool {
 			this.sliceTask = slices;
 			FORKS.setOpaque(this, this.forks + 1);
 			this.cursor.setRelease(0);
-			if (this.threads > 1) {
-				this.pending.setRelease(this.threads - 1);
-				// The volatile write below publishes the descriptor and the two resets above.
-				this.generation.setVolatile(this.generation.getVolatile() + 1);
-				wakeParkedWorkers();
-			}
 			long published = System.nanoTime();
+			boolean forked = false;
 			try {
+				if (this.threads > 1) {
+					this.pending.setRelease(this.threads - 1);
+					// The volatile write below publishes the descriptor and the two resets above.
+					this.generation.setVolatile(this.generation.getVolatile() + 1);
+					forked = true;
+					wakeParkedWorkers();
+				}
 				runShare(0);
 			}
-			finally {
-				// Whatever happened on this thread, the workers may still be reading the descriptor: the
-				// lock must not pass to the next fork before they are done.
-				if (this.threads > 1) {
+			catch (Throwable ex) {
+				// Only an Error at a frame's entry gets here (runShare keeps the task's own failures): the
+				// calling thread's failure, thrown below once the workers are done. No call here, nor in
+				// the catch below: a call could fail in turn.
+				if (this.failures[0] == null) {
+					this.failures[0] = ex;
+				}
+				this.anyFailure = true;
+			}
+			// Whatever happened on this thread, the workers may still be reading the descriptor: the
+			// lock must not pass to the next fork before they are done.
+			if (forked) {
+				try {
 					awaitWorkers(published);
+				}
+				catch (Throwable ex) {
+					// Out of stack (or memory) in the wait itself, in spite of probeStack: wait with volatile
+					// reads, waking parked workers again on the way, since one parked before it was woken
+					// would never arrive. No onSpinWait(): in the interpreter it is a call too.
+					if (this.failures[0] == null) {
+						this.failures[0] = ex;
+					}
+					this.anyFailure = true;
+					while (this.pending.value != 0) {
+						try {
+							wakeParkedWorkers();
+						}
+						catch (Throwable again) {
+							// Still out of stack: try again.
+						}
+					}
 				}
 			}
 			this.threadTask = null;
@@ -577,6 +621,18 @@ public final class HostPool {
 			// Cleared whatever happened above, or the next fork would throw this one's failures.
 			Arrays.fill(all, null);
 		}
+	}
+
+	/**
+	 * Calls itself {@code depth} levels deep and returns, so that a caller whose stack cannot hold a
+	 * fork's deepest paths gets its {@link StackOverflowError} here, before the fork takes its lock.
+	 * Those paths are five or six frames below {@code fork}: taking and releasing the lock (which
+	 * parks or unparks inside the lock's own frames), the wait, waking workers. An overflow in
+	 * {@code unlock} would leave the lock held for ever. {@link #STACK_PROBE_DEPTH} levels, since the
+	 * JIT inlines one level of a recursion into the next, and the probe's frames are small.
+	 */
+	private static int probeStack(int depth) {
+		return (depth <= 0) ? 0 : probeStack(depth - 1) + 1;
 	}
 
 	private void wakeParkedWorkers() {
