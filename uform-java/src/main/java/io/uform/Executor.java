@@ -522,6 +522,9 @@ public final class Executor implements AutoCloseable {
 			throw new UformException(Status.INVALID_ARGUMENT, "free() was called from inside a task or deferred call of "
 					+ "executor '" + name() + "', which would wait for itself; free it from outside the executor");
 		}
+		if (owned.deferred.isCompletingHere() && !owned.freed.get()) {
+			throw owned.deferred.waitsForItself("free()");
+		}
 		if (owned.freed.get()) {
 			return;
 		}

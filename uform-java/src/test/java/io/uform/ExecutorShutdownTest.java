@@ -175,6 +175,53 @@ class ExecutorShutdownTest {
 	}
 
 	@Test
+	void aSubmitterWaitingForASlotIsRefusedWhenAFreeGivesUpOnAStuckCall() throws Exception {
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2).withDeferredLimit(1));
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch running = new CountDownLatch(1);
+		executor.defer(new StuckCall(running, release));
+		running.await();
+		AtomicReference<Throwable> refused = new AtomicReference<>();
+		Thread submitter = new Thread(() -> {
+			try {
+				executor.defer(() -> "late");
+			}
+			catch (Throwable ex) {
+				refused.set(ex);
+			}
+		}, "waits-for-a-slot");
+		try {
+			submitter.start();
+			// Until it waits for the one slot, which the stuck call holds.
+			while (submitter.getState() != Thread.State.WAITING && submitter.isAlive()) {
+				Thread.sleep(5);
+			}
+			assertThatThrownBy(() -> executor.free(Duration.ofMillis(100))).isInstanceOf(UformException.class)
+				.hasMessageContaining(StuckCall.class.getName());
+			submitter.join(5_000);
+			assertThat(submitter.isAlive()).as("the submitter still waiting for a slot after free gave up").isFalse();
+			assertThat(refused.get()).isInstanceOf(UformException.class)
+				.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.FREED));
+			assertThat(executor.statistics().deferredInFlight()).as("the stuck call, still running").isEqualTo(1);
+		}
+		finally {
+			release.countDown();
+		}
+		submitter.join(5_000);
+	}
+
+	@Test
+	void aWaitForASlotOfCenturiesMeansNoLimitRatherThanAnOverflow() throws Exception {
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2))) {
+			assertThat(executor.defer(() -> "ran", java.time.temporal.ChronoUnit.FOREVER.getDuration())
+				.get(10, TimeUnit.SECONDS)).isEqualTo("ran");
+			assertThat(executor.defer(() -> "ran too", Duration.ofDays(400L * 365)).get(10, TimeUnit.SECONDS))
+				.isEqualTo("ran too");
+			assertThat(executor.statistics().deferredRejected()).isZero();
+		}
+	}
+
+	@Test
 	void anInterruptedFreeStopsWaitingFreesTheExecutorAndKeepsTheFlag() throws Exception {
 		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
 		CountDownLatch release = new CountDownLatch(1);

@@ -228,7 +228,7 @@ public final class DeferredCalls {
 				acquired = true;
 			}
 			else {
-				acquired = this.slots.tryAcquire(Math.max(0, maxWait.toNanos()), TimeUnit.NANOSECONDS);
+				acquired = this.slots.tryAcquire(saturatedNanos(maxWait), TimeUnit.NANOSECONDS);
 			}
 		}
 		catch (InterruptedException ex) {
@@ -255,6 +255,16 @@ public final class DeferredCalls {
 						+ "; raise deferredLimit, wait longer, or call drain() first";
 			}
 			throw new UformException(Status.TIMEOUT, "Executor '" + this.name + "' rejected a deferred call: " + why);
+		}
+	}
+
+	/** A wait in nanoseconds, at least zero, and no overflow for a wait of centuries. */
+	private static long saturatedNanos(Duration wait) {
+		try {
+			return Math.max(0, wait.toNanos());
+		}
+		catch (ArithmeticException ex) {
+			return (wait.isNegative()) ? 0 : Long.MAX_VALUE;
 		}
 	}
 
@@ -324,7 +334,7 @@ public final class DeferredCalls {
 			countFinished();
 			return;
 		}
-		DeferredCompletions.complete(call.future, result, thrown, this::countFinished);
+		DeferredCompletions.complete(this, call.future, result, thrown, this::countFinished);
 	}
 
 	/** On the runner: a call started {@code nanos} after it was accepted. */
@@ -363,6 +373,9 @@ public final class DeferredCalls {
 			throw new UformException(Status.INVALID_ARGUMENT, "drain() was called from inside a deferred call of '"
 					+ this.name + "', which would wait for itself; call drain() from outside the executor");
 		}
+		if (isCompletingHere()) {
+			throw waitsForItself("drain()");
+		}
 		this.lock.lockInterruptibly();
 		try {
 			long target = this.submitted;
@@ -390,16 +403,26 @@ public final class DeferredCalls {
 	 * runner runs those calls, then runs {@code onStop} and exits. Calling it again does nothing.
 	 */
 	public void shutdown() {
+		boolean first = false;
 		this.lock.lock();
 		try {
 			if (!this.freed) {
 				this.freed = true;
+				first = true;
 				this.queue.addLast(STOP);
 				this.changed.signalAll();
 			}
 		}
 		finally {
 			this.lock.unlock();
+		}
+		if (first) {
+			// Wakes every thread waiting for a slot: each takes a permit, finds the calls freed, gives the
+			// permit back and throws FREED. Without this one waits until a call finishes, for ever behind a
+			// call that never does. The permits no longer count calls from here on (see inFlight()). As
+			// many as can be: the calls still in flight give theirs back later, and the total never
+			// exceeds the limit plus this.
+			this.slots.release(Integer.MAX_VALUE - this.limit);
 		}
 	}
 
@@ -460,7 +483,7 @@ public final class DeferredCalls {
 				countFinished();
 			}
 			else {
-				DeferredCompletions.complete(call.future, null, error, this::countFinished);
+				DeferredCompletions.complete(this, call.future, null, error, this::countFinished);
 			}
 		}
 		return dropped.size();
@@ -509,6 +532,27 @@ public final class DeferredCalls {
 	}
 
 	/**
+	 * Whether the current thread runs a continuation of one of these calls' futures, attached before
+	 * the call finished: the call counts as finished only once its continuations return.
+	 * @return {@code true} inside such a continuation
+	 */
+	public boolean isCompletingHere() {
+		return DeferredCompletions.isCompletingFor(this);
+	}
+
+	/**
+	 * The refusal of a wait for these calls from a continuation of one of them.
+	 * @param what the call refused, like {@code free()}
+	 * @return the exception to throw
+	 */
+	public UformException waitsForItself(String what) {
+		return new UformException(Status.INVALID_ARGUMENT, what + " was called from a continuation of a deferred call "
+				+ "of '" + this.name + "' that runs as the call completes, and the call counts as finished only once its "
+				+ "continuations return: it would wait for itself. Attach the continuation with an ...Async method "
+				+ "(thenRunAsync, whenCompleteAsync), or call " + what + " from outside");
+	}
+
+	/**
 	 * Whether the runner thread has exited.
 	 * @return {@code true} after the stop marker was reached
 	 */
@@ -534,7 +578,23 @@ public final class DeferredCalls {
 	 * @return at most {@link #limit()}
 	 */
 	public int inFlight() {
-		return this.limit - this.slots.availablePermits();
+		if (!this.freed) {
+			return this.limit - this.slots.availablePermits();
+		}
+		// Once shut down the permits were flooded (see shutdown()): count what is left instead.
+		this.lock.lock();
+		try {
+			int queued = 0;
+			for (Object entry : this.queue) {
+				if (entry != STOP) {
+					queued++;
+				}
+			}
+			return queued + ((this.running != null) ? 1 : 0);
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	/**

@@ -32,7 +32,23 @@ final class DeferredCompletions {
 				return thread;
 			});
 
+	/**
+	 * The executor whose call this thread is completing now, while its continuations run: the call
+	 * counts as finished only after they return, so a continuation that waits for the executor's
+	 * calls to finish would wait for itself.
+	 */
+	private static final ThreadLocal<Object> COMPLETING = new ThreadLocal<>();
+
 	private DeferredCompletions() {
+	}
+
+	/**
+	 * Whether this thread is completing a call of {@code owner}: it runs a continuation of that call.
+	 * @param owner the calls' owner, as passed to {@link #complete}
+	 * @return {@code true} inside such a continuation
+	 */
+	static boolean isCompletingFor(Object owner) {
+		return COMPLETING.get() == owner;
 	}
 
 	/**
@@ -40,23 +56,27 @@ final class DeferredCompletions {
 	 * completion thread, then runs {@code after}. If no thread can be had (the JVM is out of threads),
 	 * it completes on the current thread rather than leave the future pending.
 	 * @param <T> the result type
+	 * @param owner whose call it is, for {@link #isCompletingFor}
 	 * @param future the future
 	 * @param result the value, when {@code thrown} is {@code null}
 	 * @param thrown the failure, or {@code null}
 	 * @param after run once the future is complete (counts the call finished)
 	 */
-	static <T> void complete(CompletableFuture<T> future, T result, Throwable thrown, Runnable after) {
+	static <T> void complete(Object owner, CompletableFuture<T> future, T result, Throwable thrown, Runnable after) {
 		try {
-			POOL.execute(() -> completeNow(future, result, thrown, after));
+			POOL.execute(() -> completeNow(owner, future, result, thrown, after));
 		}
 		catch (Throwable ex) {
 			// No thread (RejectedExecutionException, or OutOfMemoryError: "unable to create native
 			// thread"): completing here is better than leaving the future pending for ever.
-			completeNow(future, result, thrown, after);
+			completeNow(owner, future, result, thrown, after);
 		}
 	}
 
-	private static <T> void completeNow(CompletableFuture<T> future, T result, Throwable thrown, Runnable after) {
+	private static <T> void completeNow(Object owner, CompletableFuture<T> future, T result, Throwable thrown,
+			Runnable after) {
+		Object outer = COMPLETING.get();
+		COMPLETING.set(owner);
 		try {
 			if (thrown == null) {
 				future.complete(result);
@@ -66,6 +86,7 @@ final class DeferredCompletions {
 			}
 		}
 		finally {
+			COMPLETING.set(outer);
 			after.run();
 		}
 	}
