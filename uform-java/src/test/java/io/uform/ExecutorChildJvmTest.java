@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.uform.child.CallsQueuedAtExit;
+import io.uform.child.DeferredCallExhaustsTheHeap;
 import io.uform.child.TasksExhaustTheHeap;
 import io.uform.cli.VramCheck;
 
@@ -25,6 +26,17 @@ class ExecutorChildJvmTest {
 		assertThat(result.output()).contains("forks that threw: 20 of 20")
 			.contains("sum after: 499500")
 			.contains("state: FREED");
+		assertThat(result.exitCode()).as(result.output()).isZero();
+	}
+
+	@Test
+	void aDeferredCallThatFillsTheHeapIsFinishedOnceMemoryIsBackAndTheExecutorKeepsServing() throws Exception {
+		ChildJvm.Result result = ChildJvm.run(DeferredCallExhaustsTheHeap.class, List.of("-Xmx32m", "-XX:+UseSerialGC"),
+				90);
+		assertThat(result.output()).as(result.output())
+			.contains("filler failed with: the heap is full")
+			.contains("next call: ran")
+			.contains("state: FREED, completed 1, failed 1");
 		assertThat(result.exitCode()).as(result.output()).isZero();
 	}
 

@@ -12,6 +12,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -61,6 +62,17 @@ import io.uform.UformException.Status;
 public final class DeferredCalls {
 
 	private static final Object STOP = new Object();
+
+	/** How long the runner waits between attempts to finish a call while the heap is full. */
+	private static final long WAIT_FOR_MEMORY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	static {
+		// The first completion of a future with a failure, and the first use of the completion pool,
+		// load classes, and loading allocates: do both now, while memory is plentiful, so that finishing
+		// a call after it filled the heap only needs what the collector gets back (see runCalls).
+		new CompletableFuture<Object>().completeExceptionally(new IllegalStateException("warm-up"));
+		DeferredCompletions.isCompletingFor(STOP);
+	}
 
 	/**
 	 * Executors with a live runner, so that calls still queued at JVM exit get their futures completed;
@@ -211,7 +223,7 @@ public final class DeferredCalls {
 				throw freedError();
 			}
 			this.submitted++;
-			this.queue.addLast(new Call<>(this.submitted, call, future, accepted));
+			this.queue.addLast(new Call<>(this, this.submitted, call, future, accepted));
 			this.changed.signalAll();
 		}
 		finally {
@@ -291,12 +303,22 @@ public final class DeferredCalls {
 				Call<?> call = (Call<?>) next;
 				if (call.future.isDone()) {
 					// Cancelled (or completed by its holder) before it started: the call is not run.
-					finish(call, Outcome.CANCELLED, null, null);
-					continue;
+					call.outcome = Outcome.CANCELLED;
 				}
-				// One call's interrupt of this thread must not leak into the next call.
-				Thread.interrupted();
-				call.run(this);
+				else {
+					// One call's interrupt of this thread must not leak into the next call.
+					Thread.interrupted();
+					call.execute(this);
+				}
+				try {
+					finish(call);
+				}
+				catch (Throwable ex) {
+					// Out of memory while finishing (completing a future allocates), left by the call that
+					// just filled the heap: without the finish its future never completes and every drain
+					// and free waits for it, so finish it once the call's garbage is collected.
+					finishWhenMemoryAllows(call);
+				}
 			}
 		}
 		finally {
@@ -314,27 +336,60 @@ public final class DeferredCalls {
 	 * Ends a call taken off the queue: releases its slot first, then completes its future on
 	 * {@link DeferredCompletions}' threads, and only then counts it finished (see the class comment).
 	 */
-	<T> void finish(Call<T> call, Outcome outcome, T result, Throwable thrown) {
+	/**
+	 * Ends a call that ran or was skipped, with the outcome it recorded: counts it, frees its slot,
+	 * completes its future on a completion thread, which then counts it finished. Each step happens
+	 * once however often this is called, so that a finish that failed part-way (out of memory) can
+	 * simply be called again.
+	 */
+	<T> void finish(Call<T> call) {
+		settle(call, call.outcome);
+		if (call.outcome == Outcome.CANCELLED) {
+			countFinished(call);
+			return;
+		}
+		DeferredCompletions.complete(this, call.future, call.result, call.thrown, call);
+	}
+
+	/** Clears the running call, counts its outcome and frees its slot, once; allocates nothing. */
+	private void settle(Call<?> call, Outcome outcome) {
 		this.lock.lock();
 		try {
 			if (this.running == call) {
 				this.running = null;
 			}
+			if (call.settled) {
+				return;
+			}
+			call.settled = true;
 		}
 		finally {
 			this.lock.unlock();
 		}
-		(switch (outcome) {
-			case COMPLETED -> this.completed;
-			case FAILED -> this.failed;
-			case CANCELLED -> this.cancelled;
-		}).incrementAndGet();
+		// No switch: a switch on an enum loads a class of its own the first time, and loading allocates.
+		AtomicLong counter = (outcome == Outcome.COMPLETED) ? this.completed
+				: (outcome == Outcome.FAILED) ? this.failed : this.cancelled;
+		counter.incrementAndGet();
 		this.slots.release();
-		if (outcome == Outcome.CANCELLED) {
-			countFinished();
-			return;
+	}
+
+	/**
+	 * {@link #finish} again and again, a millisecond apart, until it goes through: memory comes back
+	 * once the collector reclaims what the call that filled the heap left behind. The calls behind
+	 * wait meanwhile, as they would for a slow call.
+	 */
+	private void finishWhenMemoryAllows(Call<?> call) {
+		while (true) {
+			try {
+				finish(call);
+				return;
+			}
+			catch (Throwable ex) {
+				// Still no memory. parkNanos allocates nothing; an interrupt would make it return at once.
+				Thread.interrupted();
+				LockSupport.parkNanos(WAIT_FOR_MEMORY_NANOS);
+			}
 		}
-		DeferredCompletions.complete(this, call.future, result, thrown, this::countFinished);
 	}
 
 	/** On the runner: a call started {@code nanos} after it was accepted. */
@@ -349,9 +404,14 @@ public final class DeferredCalls {
 		this.runCount.lazySet(this.runCount.get() + 1);
 	}
 
-	private void countFinished() {
+	/** Counts a call finished, once: the last step of its completion. */
+	void countFinished(Call<?> call) {
 		this.lock.lock();
 		try {
+			if (call.counted) {
+				return;
+			}
+			call.counted = true;
 			this.finished++;
 			this.changed.signalAll();
 		}
@@ -476,14 +536,13 @@ public final class DeferredCalls {
 		for (Call<?> call : dropped) {
 			UformException error = new UformException(Status.FREED, "Executor '" + this.name + "' dropped deferred call #"
 					+ call.sequence + " before it started: " + why);
-			this.cancelled.incrementAndGet();
-			this.slots.release();
+			settle(call, Outcome.CANCELLED);
 			if (inline) {
 				call.future.completeExceptionally(error);
-				countFinished();
+				countFinished(call);
 			}
 			else {
-				DeferredCompletions.complete(this, call.future, null, error, this::countFinished);
+				DeferredCompletions.complete(this, call.future, null, error, call);
 			}
 		}
 		return dropped.size();
@@ -677,7 +736,9 @@ public final class DeferredCalls {
 	}
 
 	/** One queued call and the future it completes. */
-	static final class Call<T> {
+	static final class Call<T> implements Runnable {
+
+		final DeferredCalls owner;
 
 		final long sequence;
 
@@ -690,29 +751,49 @@ public final class DeferredCalls {
 
 		volatile long startedNanos;
 
-		Call(long sequence, Callable<T> callable, CompletableFuture<T> future, long acceptedNanos) {
+		/** How it ended, and with what; written by the runner before {@link DeferredCalls#finish}. */
+		Outcome outcome = Outcome.FAILED;
+
+		T result;
+
+		Throwable thrown;
+
+		/** Its outcome counted and its slot freed; guarded by the owner's lock. */
+		boolean settled;
+
+		/** Counted finished; guarded by the owner's lock. */
+		boolean counted;
+
+		Call(DeferredCalls owner, long sequence, Callable<T> callable, CompletableFuture<T> future, long acceptedNanos) {
+			this.owner = owner;
 			this.sequence = sequence;
 			this.callable = callable;
 			this.future = future;
 			this.acceptedNanos = acceptedNanos;
 		}
 
-		void run(DeferredCalls owner) {
+		/** Runs the callable on the runner and records how it ended; never throws. */
+		void execute(DeferredCalls runner) {
 			long started = System.nanoTime();
 			this.startedNanos = started;
-			owner.recordStart(started - this.acceptedNanos);
-			T result = null;
-			Throwable thrown = null;
+			runner.recordStart(started - this.acceptedNanos);
 			try {
-				owner.beforeEachCall.run();
-				result = this.callable.call();
+				runner.beforeEachCall.run();
+				this.result = this.callable.call();
+				this.outcome = Outcome.COMPLETED;
 			}
 			catch (Throwable ex) {
-				thrown = ex;
+				this.thrown = ex;
+				this.outcome = Outcome.FAILED;
 			}
 			// Counted before finish() completes the future, so whoever sees the future done sees the call timed.
-			owner.recordRun(System.nanoTime() - started);
-			owner.finish(this, (thrown == null) ? Outcome.COMPLETED : Outcome.FAILED, result, thrown);
+			runner.recordRun(System.nanoTime() - started);
+		}
+
+		/** The completion's last step, on whichever thread completed the future: counts it finished. */
+		@Override
+		public void run() {
+			this.owner.countFinished(this);
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -24,6 +25,9 @@ final class DeferredCompletions {
 	static final long KEEP_ALIVE_SECONDS = 30;
 
 	private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+	/** How long a completion waits between attempts while the heap is full. */
+	private static final long WAIT_FOR_MEMORY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	private static final ThreadPoolExecutor POOL = new ThreadPoolExecutor(0, Integer.MAX_VALUE, KEEP_ALIVE_SECONDS,
 			TimeUnit.SECONDS, new SynchronousQueue<>(), (task) -> {
@@ -73,21 +77,36 @@ final class DeferredCompletions {
 		}
 	}
 
+	/**
+	 * Completes the future and runs {@code after}; where the heap is full (completing with a failure
+	 * allocates), tries again a millisecond later until it goes through, since a future left pending
+	 * would make every drain and free of its executor wait for ever. {@code after} must count once
+	 * however often it runs.
+	 */
 	private static <T> void completeNow(Object owner, CompletableFuture<T> future, T result, Throwable thrown,
 			Runnable after) {
-		Object outer = COMPLETING.get();
-		COMPLETING.set(owner);
-		try {
-			if (thrown == null) {
-				future.complete(result);
+		while (true) {
+			try {
+				Object outer = COMPLETING.get();
+				COMPLETING.set(owner);
+				try {
+					if (thrown == null) {
+						future.complete(result);
+					}
+					else {
+						future.completeExceptionally(thrown);
+					}
+				}
+				finally {
+					COMPLETING.set(outer);
+				}
+				after.run();
+				return;
 			}
-			else {
-				future.completeExceptionally(thrown);
+			catch (OutOfMemoryError ex) {
+				Thread.interrupted();
+				LockSupport.parkNanos(WAIT_FOR_MEMORY_NANOS);
 			}
-		}
-		finally {
-			COMPLETING.set(outer);
-			after.run();
 		}
 	}
 }
