@@ -98,6 +98,7 @@ public final class DeviceLane {
 	 * @param to the destination, at least as large
 	 */
 	public void copyToDevice(HostBuffer from, DeviceBuffer to) {
+		UformException.requireArgument(from, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
 		copyToDevice(from, 0, to, 0, from.bytes());
 	}
 
@@ -110,6 +111,7 @@ public final class DeviceLane {
 	 * @param bytes how many
 	 */
 	public void copyToDevice(HostBuffer from, long fromOffset, DeviceBuffer to, long toOffset, long bytes) {
+		UformException.requireArgument(from, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
 		long device = deviceRange(to, toOffset, bytes, "copyToDevice");
 		this.device.makeCurrentForWork(this.executor);
 		this.device.context().copyToDevice(device, from.pointer(fromOffset, bytes, "copyToDevice"), bytes,
@@ -122,6 +124,7 @@ public final class DeviceLane {
 	 * @param to the destination
 	 */
 	public void copyToHost(DeviceBuffer from, HostBuffer to) {
+		UformException.requireArgument(to, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
 		copyToHost(from, 0, to, 0, to.bytes());
 	}
 
@@ -134,6 +137,7 @@ public final class DeviceLane {
 	 * @param bytes how many
 	 */
 	public void copyToHost(DeviceBuffer from, long fromOffset, HostBuffer to, long toOffset, long bytes) {
+		UformException.requireArgument(to, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
 		long device = deviceRange(from, fromOffset, bytes, "copyToHost");
 		this.device.makeCurrentForWork(this.executor);
 		this.device.context().copyToHost(to.pointer(toOffset, bytes, "copyToHost"), device, bytes, this.device.stream());

@@ -7,7 +7,9 @@ import com.sun.jna.Pointer;
  * Native host memory for copies to and from a device ({@link DeviceLane#copyToDevice},
  * {@link DeviceLane#copyToHost}). Copies are queued on the device's stream and read or write this
  * memory later, so it lives outside the Java heap (the collector may move heap arrays) and stays
- * alive until its lane's stream has been synchronised: {@link #close()} synchronises first.
+ * alive until its lane's stream has been synchronised: {@link #close()} synchronises first. Reads,
+ * writes and {@code close} hold its monitor, so a close on another thread never frees the memory
+ * under a read or write.
  */
 public final class HostBuffer implements AutoCloseable {
 
@@ -20,7 +22,13 @@ public final class HostBuffer implements AutoCloseable {
 	HostBuffer(DeviceLane lane, long bytes) {
 		this.lane = lane;
 		this.bytes = bytes;
-		this.memory = new Memory(bytes);
+		try {
+			this.memory = new Memory(bytes);
+		}
+		catch (OutOfMemoryError ex) {
+			throw new UformException(UformException.Status.OUT_OF_MEMORY, "A host buffer of " + bytes + " bytes could not be "
+					+ "allocated (" + ex.getMessage() + "); use a smaller buffer and copy in parts", ex);
+		}
 	}
 
 	/**
@@ -37,7 +45,8 @@ public final class HostBuffer implements AutoCloseable {
 	 * @param values what
 	 * @return this buffer
 	 */
-	public HostBuffer putFloats(long offset, float[] values) {
+	public synchronized HostBuffer putFloats(long offset, float[] values) {
+		UformException.requireArgument(values, "values", "pass the floats to write");
 		check(offset, (long) values.length * Float.BYTES, "putFloats");
 		this.memory.write(offset, values, 0, values.length);
 		return this;
@@ -49,7 +58,8 @@ public final class HostBuffer implements AutoCloseable {
 	 * @param into where to put them; its length says how many
 	 * @return {@code into}
 	 */
-	public float[] getFloats(long offset, float[] into) {
+	public synchronized float[] getFloats(long offset, float[] into) {
+		UformException.requireArgument(into, "into", "pass an array as long as the floats to read");
 		check(offset, (long) into.length * Float.BYTES, "getFloats");
 		this.memory.read(offset, into, 0, into.length);
 		return into;
@@ -61,7 +71,8 @@ public final class HostBuffer implements AutoCloseable {
 	 * @param values what
 	 * @return this buffer
 	 */
-	public HostBuffer putBytes(long offset, byte[] values) {
+	public synchronized HostBuffer putBytes(long offset, byte[] values) {
+		UformException.requireArgument(values, "values", "pass the bytes to write");
 		check(offset, values.length, "putBytes");
 		this.memory.write(offset, values, 0, values.length);
 		return this;
@@ -73,7 +84,8 @@ public final class HostBuffer implements AutoCloseable {
 	 * @param into where to put them; its length says how many
 	 * @return {@code into}
 	 */
-	public byte[] getBytes(long offset, byte[] into) {
+	public synchronized byte[] getBytes(long offset, byte[] into) {
+		UformException.requireArgument(into, "into", "pass an array as long as the bytes to read");
 		check(offset, into.length, "getBytes");
 		this.memory.read(offset, into, 0, into.length);
 		return into;

@@ -182,7 +182,30 @@ class ExecutorVramTest {
 				.hasMessageContaining("after it was closed");
 			assertThatThrownBy(() -> host.putFloats(60, new float[2])).isInstanceOf(UformException.class)
 				.hasMessageContaining("does not fit a host buffer of 64 bytes");
+			DeviceBuffer device = zero.reserve(64);
+			// Missing buffers and arrays are named, never a bare NullPointerException.
+			assertThatThrownBy(() -> zero.copyToDevice(null, device)).isInstanceOf(UformException.class)
+				.hasMessageContaining("host buffer");
+			assertThatThrownBy(() -> zero.copyToDevice(null, 0, device, 0, 8)).isInstanceOf(UformException.class)
+				.hasMessageContaining("host buffer");
+			assertThatThrownBy(() -> zero.copyToHost(device, null)).isInstanceOf(UformException.class)
+				.hasMessageContaining("host buffer");
+			assertThatThrownBy(() -> zero.copyToHost(device, 0, null, 0, 8)).isInstanceOf(UformException.class)
+				.hasMessageContaining("host buffer");
+			assertThatThrownBy(() -> host.putFloats(0, null)).isInstanceOf(UformException.class)
+				.hasMessageContaining("values");
+			assertThatThrownBy(() -> host.getFloats(0, null)).isInstanceOf(UformException.class)
+				.hasMessageContaining("into");
+			assertThatThrownBy(() -> host.putBytes(0, null)).isInstanceOf(UformException.class)
+				.hasMessageContaining("values");
+			assertThatThrownBy(() -> host.getBytes(0, null)).isInstanceOf(UformException.class)
+				.hasMessageContaining("into");
+			device.close();
 		}
+		// A host buffer larger than the process can have: OUT_OF_MEMORY, not a raw OutOfMemoryError.
+		assertThatThrownBy(() -> zero.hostBuffer(Long.MAX_VALUE)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.OUT_OF_MEMORY))
+			.hasMessageContaining("host buffer of " + Long.MAX_VALUE + " bytes");
 		assertThatThrownBy(() -> zero.launch(null, new int[] { 1 }, new int[] { 1 }, 0, KernelArgs.of()))
 			.isInstanceOf(UformException.class).hasMessageContaining("kernel");
 		assertThatThrownBy(() -> KernelArgs.of().u32(-1)).isInstanceOf(UformException.class).hasMessageContaining("u32");
