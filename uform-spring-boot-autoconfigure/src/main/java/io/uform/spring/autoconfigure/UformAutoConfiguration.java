@@ -75,15 +75,22 @@ public final class UformAutoConfiguration {
 	@ConditionalOnBooleanProperty(name = "uform.ram.enabled", matchIfMissing = true)
 	ExecutorForRamConfig uformRamExecutorConfig(UformProperties properties,
 			ObjectProvider<ExecutorForRamConfigCustomizer> customizers, ListableBeanFactory beans) {
+		return customize(ramConfig(properties), ExecutorForRamConfigCustomizer.class, customizers, beans,
+				ExecutorForRamConfigCustomizer::customize);
+	}
+
+	/**
+	 * The RAM executor's config as {@code uform.ram.*} alone makes it, before any customizer; the
+	 * failure analyzer rebuilds it to tell a bad property from a customizer's change.
+	 */
+	static ExecutorForRamConfig ramConfig(UformProperties properties) {
 		UformProperties.Ram ram = properties.getRam();
 		PropertyMapper map = PropertyMapper.get();
 		ExecutorForRamConfig config = ExecutorForRamConfig.defaults();
 		config = map.from(ram::getThreads).to(config, ExecutorForRamConfig::withThreads);
 		config = map.from(ram::getMemoryDomains).to(config, ExecutorForRamConfig::withMemoryDomains);
 		config = map.from(ram::getCpuClass).to(config, ExecutorForRamConfig::withCpuClass);
-		config = map.from(ram::getDeferredLimit).to(config, ExecutorForRamConfig::withDeferredLimit);
-		return customize(config, ExecutorForRamConfigCustomizer.class, customizers, beans,
-				ExecutorForRamConfigCustomizer::customize);
+		return map.from(ram::getDeferredLimit).to(config, ExecutorForRamConfig::withDeferredLimit);
 	}
 
 	// destroyMethod stays as the fallback for a context that failed before its lifecycle started; once
@@ -109,6 +116,12 @@ public final class UformAutoConfiguration {
 	@Conditional(OnVramEnabledCondition.class)
 	ExecutorForVramConfig uformVramExecutorConfig(UformProperties properties,
 			ObjectProvider<ExecutorForVramConfigCustomizer> customizers, ListableBeanFactory beans) {
+		return customize(vramConfig(properties), ExecutorForVramConfigCustomizer.class, customizers, beans,
+				ExecutorForVramConfigCustomizer::customize);
+	}
+
+	/** The VRAM executor's config as {@code uform.vram.*} alone makes it, before any customizer. */
+	static ExecutorForVramConfig vramConfig(UformProperties properties) {
 		UformProperties.Vram vram = properties.getVram();
 		PropertyMapper map = PropertyMapper.get();
 		// Memory domains and CPU class have no wither: they are the record's own components.
@@ -119,9 +132,7 @@ public final class UformAutoConfiguration {
 		config = map.from(vram::getScratchLimit)
 			.as((limit) -> limit.toBytes())
 			.to(config, ExecutorForVramConfig::withScratchLimit);
-		config = map.from(vram::getDeferredLimit).to(config, ExecutorForVramConfig::withDeferredLimit);
-		return customize(config, ExecutorForVramConfigCustomizer.class, customizers, beans,
-				ExecutorForVramConfigCustomizer::customize);
+		return map.from(vram::getDeferredLimit).to(config, ExecutorForVramConfig::withDeferredLimit);
 	}
 
 	// Not a default candidate: injecting an io.uform.Executor by type keeps meaning the RAM executor;
@@ -147,11 +158,15 @@ public final class UformAutoConfiguration {
 	@ConditionalOnProperty(prefix = "uform.mesh", name = "host-domain-count")
 	MeshOptions uformMeshOptions(UformProperties properties, ObjectProvider<MeshOptionsCustomizer> customizers,
 			ListableBeanFactory beans) {
+		return customize(meshOptions(properties), MeshOptionsCustomizer.class, customizers, beans,
+				MeshOptionsCustomizer::customize);
+	}
+
+	/** The mesh options as {@code uform.mesh.*} alone makes them, before any customizer. */
+	static MeshOptions meshOptions(UformProperties properties) {
 		UformProperties.Mesh mesh = properties.getMesh();
-		MeshOptions options = new MeshOptions(mesh.getHostDomainIndex(), mesh.getHostDomainCount(),
-				mesh.getGpusPerMultimemDomain(), (mesh.getDirectory() != null) ? Path.of(mesh.getDirectory()) : null,
-				mesh.getJob(), mesh.getTimeout());
-		return customize(options, MeshOptionsCustomizer.class, customizers, beans, MeshOptionsCustomizer::customize);
+		return new MeshOptions(mesh.getHostDomainIndex(), mesh.getHostDomainCount(), mesh.getGpusPerMultimemDomain(),
+				(mesh.getDirectory() != null) ? Path.of(mesh.getDirectory()) : null, mesh.getJob(), mesh.getTimeout());
 	}
 
 	// Joins when the bean is made, so before the web server starts (it starts once every singleton is

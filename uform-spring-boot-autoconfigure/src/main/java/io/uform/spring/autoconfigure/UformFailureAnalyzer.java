@@ -1,9 +1,11 @@
 package io.uform.spring.autoconfigure;
 
+import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -11,6 +13,7 @@ import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
@@ -36,17 +39,22 @@ import io.uform.UformException;
  */
 class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 
-	/** What feeds each bean the auto-configuration makes. */
-	private record Feed(String prefix, Class<?> config, Class<?> customizer) {
+	/**
+	 * What feeds each bean the auto-configuration makes, and how it makes the config from the
+	 * properties alone, before the customizers.
+	 */
+	private record Feed(String prefix, Class<?> config, Class<?> customizer,
+			Function<UformProperties, Object> fromProperties) {
 	}
 
 	private static final Feed RAM = new Feed("uform.ram", ExecutorForRamConfig.class,
-			ExecutorForRamConfigCustomizer.class);
+			ExecutorForRamConfigCustomizer.class, UformAutoConfiguration::ramConfig);
 
 	private static final Feed VRAM = new Feed("uform.vram", ExecutorForVramConfig.class,
-			ExecutorForVramConfigCustomizer.class);
+			ExecutorForVramConfigCustomizer.class, UformAutoConfiguration::vramConfig);
 
-	private static final Feed MESH = new Feed("uform.mesh", MeshOptions.class, MeshOptionsCustomizer.class);
+	private static final Feed MESH = new Feed("uform.mesh", MeshOptions.class, MeshOptionsCustomizer.class,
+			UformAutoConfiguration::meshOptions);
 
 	/** By bean name: configs are partly validated when made, the rest when the executor or mesh is. */
 	private static final Map<String, Feed> FEED_BY_BEAN = Map.of(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, RAM,
@@ -94,7 +102,7 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		}
 		ConfigurationProperty set = find(property);
 		List<String> customizers = beansOfType(feed.customizer());
-		boolean fromProperty = set != null && (customizers.isEmpty() || sameValue(set.getValue(), cause.value()));
+		boolean fromProperty = set != null && (customizers.isEmpty() || propertiesAloneGive(feed, cause, set));
 		if (!fromProperty && !customizers.isEmpty()) {
 			String names = "'" + String.join("', '", customizers) + "'";
 			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + cause.value()
@@ -138,6 +146,43 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * Whether the config the properties alone make (rebuilt as the auto-configuration builds it, before
+	 * the customizers) holds the reported value in the reported field: then the property is to blame,
+	 * whatever else the customizers changed. Typed values are compared, since the text differs for a
+	 * size ({@code 1GB}, uform's {@code 1073741824}), a duration ({@code -5s}, {@code PT-5S}) or a list
+	 * set one element at a time. Where the config cannot be rebuilt, the property's text is compared.
+	 */
+	private boolean propertiesAloneGive(Feed feed, UformException cause, ConfigurationProperty set) {
+		if (this.environment != null) {
+			Object config;
+			try {
+				config = feed.fromProperties()
+					.apply(Binder.get(this.environment).bindOrCreate("uform", UformProperties.class));
+			}
+			catch (UformException ex) {
+				// The properties alone already make an invalid config.
+				return true;
+			}
+			catch (RuntimeException ex) {
+				config = null;
+			}
+			if (config != null && config.getClass().isRecord()) {
+				for (RecordComponent component : config.getClass().getRecordComponents()) {
+					if (component.getName().equals(cause.field())) {
+						try {
+							return sameValue(component.getAccessor().invoke(config), cause.value());
+						}
+						catch (ReflectiveOperationException ex) {
+							break;
+						}
+					}
+				}
+			}
+		}
+		return sameValue(set.getValue(), cause.value());
 	}
 
 	/** Whether the text of a property's value is the value uform reported, ignoring quotes and brackets. */

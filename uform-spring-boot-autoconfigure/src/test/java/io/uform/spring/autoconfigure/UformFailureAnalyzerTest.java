@@ -136,6 +136,24 @@ class UformFailureAnalyzerTest {
 	}
 
 	@Test
+	void aBadPropertyIsBlamedEvenWhereACustomizerChangesAnotherField(CapturedOutput output) {
+		// The property's text (1GB, -5s, one list element) differs from the value uform reports
+		// (1073741824, PT-5S, [0, 42]); the customizers here change only the deferred limit.
+		String scratch = failedStart(output, List.of(App.class, DeferredLimitCustomizers.class),
+				"--uform.vram.devices=0", "--uform.vram.scratch-limit=1GB");
+		assertThat(scratch).contains("uform.vram.scratch-limit = 1GB is invalid (set in")
+			.contains("Update uform.vram.scratch-limit in your configuration: ")
+			.doesNotContain("tuneVramDeferred");
+		String domains = failedStart(output, List.of(App.class, DeferredLimitCustomizers.class),
+				"--uform.ram.memory-domains[0]=0", "--uform.ram.memory-domains[1]=42");
+		assertThat(domains).contains("uform.ram.memory-domains").contains("Update uform.ram.memory-domains in your "
+				+ "configuration: ").doesNotContain("tuneRamDeferred");
+		String timeout = failedStart(output, List.of(App.class, DeferredLimitCustomizers.class),
+				"--uform.mesh.host-domain-count=1", "--uform.mesh.timeout=-5s");
+		assertThat(timeout).contains("uform.mesh.timeout = -5s is invalid").doesNotContain("tuneMesh");
+	}
+
+	@Test
 	void aValueFromTheUsersConfigBeanBlamesThatBean(CapturedOutput output) {
 		String report = failedStart(output, List.of(App.class, OwnRamConfig.class));
 		assertThat(report).contains("threads = 0 is invalid. It came from your ExecutorForRamConfig bean "
@@ -210,6 +228,26 @@ class UformFailureAnalyzerTest {
 		@Bean
 		ExecutorForRamConfigCustomizer zeroThreads() {
 			return (config) -> config.withThreads(0);
+		}
+	}
+
+	/** Customizers that change a field other than the one a test sets wrong. */
+	@Configuration(proxyBeanMethods = false)
+	static class DeferredLimitCustomizers {
+
+		@Bean
+		ExecutorForRamConfigCustomizer tuneRamDeferred() {
+			return (config) -> config.withDeferredLimit(32);
+		}
+
+		@Bean
+		ExecutorForVramConfigCustomizer tuneVramDeferred() {
+			return (config) -> config.withDeferredLimit(32);
+		}
+
+		@Bean
+		MeshOptionsCustomizer tuneMesh() {
+			return (options) -> options;
 		}
 	}
 
