@@ -96,7 +96,7 @@ public final class UformAutoConfiguration {
 	// destroyMethod stays as the fallback for a context that failed before its lifecycle started; once
 	// the lifecycle below has freed the executor it returns at once.
 	@Bean(name = RAM_EXECUTOR_BEAN_NAME, destroyMethod = "free")
-	@ConditionalOnMissingBean(name = RAM_EXECUTOR_BEAN_NAME)
+	@Conditional(OnNoUserRamExecutorCondition.class)
 	@ConditionalOnBooleanProperty(name = "uform.ram.enabled", matchIfMissing = true)
 	Executor uformRamExecutor(ExecutorForRamConfig config) {
 		return UformStartupLog.made(RAM_EXECUTOR_BEAN_NAME, Executor.forRam(config));
@@ -202,6 +202,11 @@ public final class UformAutoConfiguration {
 	@Bean
 	static UformExecutorDestruction uformExecutorDestruction(Environment environment) {
 		return new UformExecutorDestruction(environment);
+	}
+
+	@Bean
+	static UformVramExecutorReplacement uformVramExecutorReplacement() {
+		return new UformVramExecutorReplacement();
 	}
 
 	/** Boot's {@code spring.lifecycle.timeout-per-shutdown-phase}, 30 s unless set. */

@@ -3,6 +3,7 @@ package io.uform.spring.autoconfigure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -63,6 +64,29 @@ class UformAutoConfigurationTest {
 		try {
 			this.contextRunner.withBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, Executor.class, () -> own)
 				.run((context) -> assertThat(context.getBean(Executor.class)).isSameAs(own));
+		}
+		finally {
+			own.free();
+		}
+	}
+
+	@Test
+	void anExecutorOfTheUsersOwnUnderAnotherNameWinsAsBootsTaskExecutorDoes() {
+		// A second, unused pool of threads, and injection by type failing on two candidates, otherwise.
+		Executor own = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1));
+		try {
+			this.contextRunner.withBean("myExecutor", Executor.class, () -> own).run((context) -> {
+				assertThat(context).hasNotFailed().doesNotHaveBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME)
+					.doesNotHaveBean("uformRamExecutorLifecycle");
+				assertThat(context.getBean(Executor.class)).isSameAs(own);
+			});
+			// Declared as no default candidate, it is injected by name only, and the RAM executor is made.
+			this.contextRunner
+				.withBean("sideExecutor", Executor.class, () -> own, (definition) -> ((AbstractBeanDefinition) definition).setDefaultCandidate(false))
+				.run((context) -> {
+					assertThat(context).hasBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME);
+					assertThat(context.getBean(Executor.class)).isNotSameAs(own);
+				});
 		}
 		finally {
 			own.free();

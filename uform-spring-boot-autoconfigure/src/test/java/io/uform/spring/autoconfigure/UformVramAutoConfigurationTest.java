@@ -79,10 +79,18 @@ class UformVramAutoConfigurationTest {
 			});
 		Executor own = Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(0)));
 		try {
+			// A plain bean, a default candidate as written: it is injected by name only, as the starter's
+			// own VRAM executor is, so that an Executor injected by type still finds the RAM one alone.
 			this.contextRunner.withBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, Executor.class, () -> own)
+				.withBean(Consumer.class)
 				.run((context) -> {
+					assertThat(context).hasNotFailed();
 					assertThat(context.getBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME)).isSameAs(own);
 					assertThat(context).hasBean("uformVramExecutorLifecycle");
+					Consumer consumer = context.getBean(Consumer.class);
+					assertThat(consumer.byName).isSameAs(own);
+					assertThat(consumer.byType.kind()).isEqualTo(Executor.Kind.RAM);
+					assertThat(context.getBean(Executor.class)).isSameAs(consumer.byType);
 				});
 		}
 		finally {
