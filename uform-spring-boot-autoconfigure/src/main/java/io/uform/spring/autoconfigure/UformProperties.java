@@ -1,11 +1,13 @@
 package io.uform.spring.autoconfigure;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -206,8 +208,9 @@ public class UformProperties {
 
 		/**
 		 * Longest wait for the other processes to join before startup fails, naming the ones missing.
-		 * Unset takes 120s.
+		 * A number without a unit is seconds, as MeshOptions counts it. Unset takes 120s.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private @Nullable Duration timeout;
 
 		public @Nullable Integer getHostDomainIndex() {

@@ -58,6 +58,12 @@ class UformMeshAutoConfigurationTest {
 	}
 
 	@Test
+	void aTimeoutWithoutAUnitIsSecondsAsMeshOptionsCountsThem() {
+		this.contextRunner.withPropertyValues("uform.mesh.host-domain-count=1", "uform.mesh.timeout=300")
+			.run((context) -> assertThat(context.getBean(MeshOptions.class).timeout()).hasSeconds(300));
+	}
+
+	@Test
 	void aRunOfOneJoinsWithTheContextAndLeavesBeforeTheExecutorIsFreed(CapturedOutput output) {
 		Mesh[] mesh = new Mesh[1];
 		Executor[] vram = new Executor[1];
