@@ -35,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every second while the sample's load script searches on every engine, and then every variable query of every
  * dashboard must list values and every panel query must parse and return a number. A misspelt metric,
  * a label the meters do not carry, or a selector that matches nothing fails here, not on a user's
- * Grafana. Panels that only real GPUs (or NVIDIA's DCGM exporter) can fill are checked to parse only.
+ * Grafana. Panels that only real GPUs (or NVIDIA's DCGM exporter) can fill are checked to parse only,
+ * as are the PromQL examples of {@code docs/metrics.md}.
  *
  * <p>Needs the {@code prometheus} executable ({@code apt-get install prometheus}; CI installs it);
  * without it the Prometheus check is skipped, with that reason.
@@ -48,6 +49,9 @@ class DashboardsAgainstPrometheusTest {
 
 	/** Relative to the module, where Maven runs its tests. */
 	private static final Path DASHBOARDS = Path.of("..", "docs", "grafana");
+
+	/** The metrics page, whose PromQL examples must parse too. */
+	private static final Path METRICS_DOC = Path.of("..", "docs", "metrics.md");
 
 	/** The dashboards the docs ship: the check must not pass on an empty directory. */
 	private static final Set<String> SHIPPED = Set.of("uform-executors.json", "uform-devices.json");
@@ -140,6 +144,7 @@ class DashboardsAgainstPrometheusTest {
 		for (GrafanaDashboard dashboard : dashboards) {
 			check(dashboard, prometheus, at, failures);
 		}
+		checkDocumented(prometheus, at, failures);
 		assertThat(failures).withFailMessage(() -> failures.size() + " dashboard queries fail against " + prometheus
 				+ " scraping the application under load:\n" + String.join("\n", failures))
 			.isEmpty();
@@ -190,6 +195,23 @@ class DashboardsAgainstPrometheusTest {
 		System.out.println("[dashboards] " + dashboard.file() + ": " + dashboard.variables().size() + " variables, "
 				+ dashboard.panels().size() + " panels, " + checked + " targets evaluated, " + emptyOptional
 				+ " of them optional and empty here");
+	}
+
+	/**
+	 * The PromQL that docs/metrics.md shows must parse: a reader copies it into Prometheus or Grafana.
+	 * Parse only: some of it joins DCGM's series or needs a scratch limit, which are not here.
+	 */
+	private static void checkDocumented(PrometheusServer prometheus, Instant at, List<String> failures)
+			throws IOException {
+		List<String> documented = DocumentedQueries.read(METRICS_DOC);
+		assertThat(documented).as("PromQL expressions in %s", METRICS_DOC).hasSizeGreaterThanOrEqualTo(8);
+		for (String expression : documented) {
+			QueryResult result = prometheus.query(expression, at);
+			if (!result.success()) {
+				failures.add(METRICS_DOC + ": " + expression.replaceAll("\\s+", " ") + "\n    -> " + result.describe());
+			}
+		}
+		System.out.println("[dashboards] " + METRICS_DOC + ": " + documented.size() + " PromQL expressions parsed");
 	}
 
 	/**
