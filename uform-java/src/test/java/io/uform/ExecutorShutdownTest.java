@@ -211,6 +211,21 @@ class ExecutorShutdownTest {
 	}
 
 	@Test
+	void aDeferWithoutWaitFromAnInterruptedThreadTakesAFreeSlot() throws Exception {
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2))) {
+			Thread.currentThread().interrupt();
+			CompletableFuture<String> future;
+			try {
+				future = executor.defer(() -> "ran", Duration.ZERO);
+			}
+			finally {
+				assertThat(Thread.interrupted()).as("the interrupt flag, kept").isTrue();
+			}
+			assertThat(future.get(10, TimeUnit.SECONDS)).isEqualTo("ran");
+		}
+	}
+
+	@Test
 	void aWaitForASlotOfCenturiesMeansNoLimitRatherThanAnOverflow() throws Exception {
 		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2))) {
 			assertThat(executor.defer(() -> "ran", java.time.temporal.ChronoUnit.FOREVER.getDuration())

@@ -214,7 +214,18 @@ public final class DeferredCalls {
 		boolean inTask = !onRunner && this.cannotWait.getAsBoolean();
 		acquireSlot((onRunner || inTask) ? Duration.ZERO : maxWait, onRunner, inTask);
 		long accepted = System.nanoTime();
-		CompletableFuture<T> future = new CompletableFuture<>();
+		CompletableFuture<T> future;
+		Call<T> queued;
+		try {
+			future = new CompletableFuture<>();
+			queued = new Call<>(this, 0, call, future, accepted);
+		}
+		catch (Throwable ex) {
+			// Out of memory between the slot and the queue: give the slot back, or it is lost for good.
+			this.slots.release();
+			this.rejected.incrementAndGet();
+			throw ex;
+		}
 		this.lock.lock();
 		try {
 			if (this.freed) {
@@ -222,8 +233,17 @@ public final class DeferredCalls {
 				this.rejected.incrementAndGet();
 				throw freedError();
 			}
+			queued.sequence = this.submitted + 1;
+			try {
+				this.queue.addLast(queued);
+			}
+			catch (Throwable ex) {
+				// The queue could not grow: the call was not submitted, and counts nowhere but here.
+				this.slots.release();
+				this.rejected.incrementAndGet();
+				throw ex;
+			}
 			this.submitted++;
-			this.queue.addLast(new Call<>(this, this.submitted, call, future, accepted));
 			this.changed.signalAll();
 		}
 		finally {
@@ -238,6 +258,11 @@ public final class DeferredCalls {
 			if (maxWait == null) {
 				this.slots.acquire();
 				acquired = true;
+			}
+			else if (maxWait.isZero()) {
+				// Not the timed form: it throws for a thread whose interrupt flag is set even when a slot
+				// is free, and a call that waits for nothing has nothing to be interrupted in.
+				acquired = this.slots.tryAcquire();
 			}
 			else {
 				acquired = this.slots.tryAcquire(saturatedNanos(maxWait), TimeUnit.NANOSECONDS);
@@ -740,7 +765,8 @@ public final class DeferredCalls {
 
 		final DeferredCalls owner;
 
-		final long sequence;
+		/** Its number, from 1 in submission order; set under the owner's lock as it is queued. */
+		long sequence;
 
 		final Callable<T> callable;
 
