@@ -6,17 +6,28 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ContextClosedEvent;
 
 import io.uform.Executor;
+import io.uform.Mood;
 import io.uform.UformException;
 
 /**
- * Frees a uform executor when the application context stops, the way Spring's own executors shut
+ * Frees a uform executor when the application context closes, the way Spring's own executors shut
  * down: new deferred calls are refused from then on, the work already submitted gets at most
  * {@code uform.shutdown.await-termination-period} to finish, and a call still running after that is
  * reported by name in a WARN log while the executor is freed anyway, so that closing the context
  * never hangs on user code.
+ *
+ * <h2>Stop without close</h2>
+ * A context stopped and started again ({@code stop()}/{@code start()}, as checkpoint and restore
+ * do) keeps its executors: a stop only drains them, within the same period, and they serve again
+ * after {@code start()}. A stop is a close when this context's {@link ContextClosedEvent} came
+ * first: Spring publishes it before it stops the lifecycles of a closing context.
  *
  * <h2>Phase</h2>
  * {@link #PHASE} is just below Spring Boot's web server graceful-shutdown phase
@@ -35,7 +46,8 @@ import io.uform.UformException;
  * ({@link Executor#leaveExitToOwner()}). An application that turns Boot's hook off
  * ({@code spring.main.register-shutdown-hook=false}) closes its context itself.
  */
-public class UformExecutorLifecycle implements SmartLifecycle {
+public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListener<ContextClosedEvent>,
+		ApplicationContextAware {
 
 	/** One below Spring Boot's web server graceful-shutdown phase; see the class comment. */
 	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024 - 1;
@@ -51,6 +63,11 @@ public class UformExecutorLifecycle implements SmartLifecycle {
 	private final @Nullable Duration phaseTimeout;
 
 	private volatile boolean running;
+
+	/** Set by this context's {@link ContextClosedEvent}: from then on a stop frees. */
+	private volatile boolean closing;
+
+	private @Nullable ApplicationContext context;
 
 	/**
 	 * Makes the lifecycle of one executor bean.
@@ -78,23 +95,36 @@ public class UformExecutorLifecycle implements SmartLifecycle {
 	}
 
 	@Override
+	public void setApplicationContext(ApplicationContext context) {
+		this.context = context;
+	}
+
+	@Override
+	public void onApplicationEvent(ContextClosedEvent event) {
+		// Events of a child context reach its parent's listeners too; only this context's count.
+		if (this.context == null || event.getApplicationContext() == this.context) {
+			this.closing = true;
+		}
+	}
+
+	@Override
 	public void start() {
 		// The executor runs from the moment its bean is made; this only marks it for stopping.
 		this.running = true;
 	}
 
 	/**
-	 * Frees the executor on a thread of its own and calls back when it is freed, so that the executors
-	 * of one phase drain at the same time: Spring waits for a phase's callbacks at most
-	 * {@code spring.lifecycle.timeout-per-shutdown-phase} in all, where synchronous stops would wait one
-	 * after the other, each up to the period.
+	 * Frees (or, without a close, drains) the executor on a thread of its own and calls back when it
+	 * is done, so that the executors of one phase drain at the same time: Spring waits for a phase's
+	 * callbacks at most {@code spring.lifecycle.timeout-per-shutdown-phase} in all, where synchronous
+	 * stops would wait one after the other, each up to the period.
 	 */
 	@Override
 	public void stop(Runnable callback) {
 		this.running = false;
 		Thread stopping = new Thread(() -> {
 			try {
-				free();
+				stopNow();
 			}
 			finally {
 				callback.run();
@@ -107,7 +137,38 @@ public class UformExecutorLifecycle implements SmartLifecycle {
 	@Override
 	public void stop() {
 		this.running = false;
-		free();
+		stopNow();
+	}
+
+	private void stopNow() {
+		if (this.closing) {
+			free();
+		}
+		else {
+			drain();
+		}
+	}
+
+	/** A stop without a close: lets the submitted work finish within the period; the executor stays. */
+	private void drain() {
+		if (!this.shutdown.isAwaitTermination()) {
+			return;
+		}
+		Duration period = effectivePeriod(this.shutdown, this.phaseTimeout);
+		try {
+			if (period == null) {
+				this.executor.drain();
+			}
+			else if (!this.executor.drain(Mood.PARKED, period)) {
+				logger.warn("uform executor bean '" + this.beanName + "' still had work running after "
+						+ "uform.shutdown.await-termination-period (" + period + ") when the context stopped; it goes on, "
+						+ "and the executor serves again when the context starts");
+			}
+		}
+		catch (UformException ex) {
+			// Freed by someone already, say: a stop has nothing to drain then.
+			logger.debug("uform executor bean '" + this.beanName + "' was not drained: " + ex.getMessage(), ex);
+		}
 	}
 
 	private void free() {

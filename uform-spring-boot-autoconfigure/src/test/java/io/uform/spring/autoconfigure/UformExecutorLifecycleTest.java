@@ -59,6 +59,30 @@ class UformExecutorLifecycleTest {
 	}
 
 	@Test
+	void aStoppedContextDrainsItsExecutorWhichServesAgainOnceStartedAndIsFreedOnClose() {
+		AtomicInteger ran = new AtomicInteger();
+		Executor[] made = new Executor[1];
+		this.contextRunner.run((context) -> {
+			made[0] = context.getBean(Executor.class);
+			for (int c = 0; c < 10; c++) {
+				made[0].defer(() -> {
+					Thread.sleep(5);
+					ran.incrementAndGet();
+					return null;
+				});
+			}
+			context.stop();
+			assertThat(ran).as("calls run by the time stop() returns").hasValue(10);
+			assertThat(made[0].statistics().state()).isEqualTo(Executor.State.RUNNING);
+			context.start();
+			assertThat(made[0].defer(() -> "again").get(10, TimeUnit.SECONDS)).isEqualTo("again");
+			made[0].forN(4, (index) -> {
+			});
+		});
+		assertThat(made[0].statistics().state()).isEqualTo(Executor.State.FREED);
+	}
+
+	@Test
 	void aCallThatNeverReturnsIsReportedAndDoesNotHoldUpTheClose(CapturedOutput output) throws Exception {
 		CountDownLatch release = new CountDownLatch(1);
 		Executor[] made = new Executor[1];

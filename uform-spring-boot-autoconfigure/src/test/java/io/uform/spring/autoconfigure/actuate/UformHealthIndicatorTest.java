@@ -137,16 +137,28 @@ class UformHealthIndicatorTest {
 	}
 
 	@Test
-	void outOfServiceWhileStoppedAndDownOnceStartedAgainWithTheExecutorsFreed() {
+	void aStoppedContextKeepsItsExecutorsSoItIsUpAgainOnceStarted() {
 		this.contextRunner.run((context) -> {
 			UformHealthIndicator indicator = context.getBean(UformHealthIndicator.class);
 			context.stop();
-			assertThat(context.getBean(RAM, Executor.class).statistics().state()).isEqualTo(Executor.State.FREED);
+			assertThat(context.getBean(RAM, Executor.class).statistics().state()).isEqualTo(Executor.State.RUNNING);
+			assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+			context.start();
+			assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+		});
+	}
+
+	@Test
+	void aMeshLeftOnStopIsOutOfServiceWhileStoppedAndDownOnceStartedAgain() {
+		this.contextRunner.withPropertyValues("uform.mesh.host-domain-count=1").run((context) -> {
+			UformHealthIndicator indicator = context.getBean(UformHealthIndicator.class);
+			context.stop();
 			Health stopped = indicator.health();
 			assertThat(stopped.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
-			assertThat((String) stopped.getDetails().get("reason")).startsWith("the application context is stopped");
+			assertThat((String) stopped.getDetails().get("reason")).startsWith("the application context is stopped")
+				.contains("left its run");
 			context.start();
-			// Executors are not made again on start: the application runs with nothing to run work on.
+			// A mesh is joined once per run: started again, the application has left its run.
 			assertThat(indicator.health().getStatus()).isEqualTo(Status.DOWN);
 		});
 	}
