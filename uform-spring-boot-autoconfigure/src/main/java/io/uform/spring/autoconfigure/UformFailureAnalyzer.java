@@ -81,10 +81,20 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		if (cause.field() != null && feed != null) {
 			return fieldFailure(where, cause, feed);
 		}
-		if (cause.field() != null && bean != null) {
+		if (cause.field() != null && bean != null && FEED_BY_BEAN.containsKey(bean)) {
 			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + cause.value()
 					+ " is invalid, in the config that bean passes to uform.",
 					"Update the config made in bean '" + bean + "': " + cause.fix() + ".", cause);
+		}
+		if (bean != null && !FEED_BY_BEAN.containsKey(bean)) {
+			// Not a bean uform makes or one replacing it: the user's own code called uform while its bean
+			// was made (a fork in a constructor, say), and uform refused the call.
+			String what = (cause.field() != null) ? cause.field() + " = " + cause.value() + " is invalid"
+					: cause.getMessage() + " [" + cause.status() + "]";
+			return new FailureAnalysis("Bean '" + bean + "' could not be made: a uform call it made while it was "
+					+ "created was refused: " + what + ".",
+					"Fix that call in bean '" + bean + "'" + ((cause.field() != null) ? ": " + cause.fix() : "") + ".",
+					cause);
 		}
 		return new FailureAnalysis(where + " could not be made: " + cause.getMessage() + " [" + cause.status() + "]",
 				action(cause, feed), cause);

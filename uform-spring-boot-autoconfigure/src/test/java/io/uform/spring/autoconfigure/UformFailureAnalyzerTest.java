@@ -172,6 +172,16 @@ class UformFailureAnalyzerTest {
 	}
 
 	@Test
+	void aBadCallFromTheUsersOwnBeanBlamesThatCallNotAUformBean(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class, ForksAtStartup.class));
+		assertThat(report).contains("Bean 'forksAtStartup' could not be made: a uform call it made while it was "
+				+ "created was refused: n = -1 is invalid")
+			.contains("Fix that call in bean 'forksAtStartup': ")
+			.doesNotContain("The uform bean")
+			.doesNotContain("in the config that bean passes to uform");
+	}
+
+	@Test
 	void aFailureNotAboutOneFieldKeepsUformsMessage() {
 		UformException unsupported = new UformException(UformException.Status.UNSUPPORTED, "Executor.onPool is not designed");
 		FailureAnalysis analysis = new UformFailureAnalyzer(null, null).analyze(unsupported);
@@ -248,6 +258,18 @@ class UformFailureAnalyzerTest {
 		@Bean
 		MeshOptionsCustomizer tuneMesh() {
 			return (options) -> options;
+		}
+	}
+
+	/** A user's bean that forks with a bad count while it is made. */
+	@Configuration(proxyBeanMethods = false)
+	static class ForksAtStartup {
+
+		@Bean
+		Object forksAtStartup(io.uform.Executor ram) {
+			ram.forN(-1, (index) -> {
+			});
+			return new Object();
 		}
 	}
 
