@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.boot.actuate.autoconfigure.endpoint.jackson.JacksonEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.jackson.EndpointJsonMapper;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -183,9 +184,15 @@ class UformEndpointTest {
 		AtomicInteger made = new AtomicInteger();
 		List<Executor> toFree = new ArrayList<>();
 		this.contextRunner
-			.withBean("lazyExecutor", Executor.class, () -> make(made, toFree), (definition) -> definition.setLazyInit(true))
-			.withBean("prototypeExecutor", Executor.class, () -> make(made, toFree),
-					(definition) -> definition.setScope(BeanDefinition.SCOPE_PROTOTYPE))
+			// No default candidates, so that the RAM executor is still made beside them.
+			.withBean("lazyExecutor", Executor.class, () -> make(made, toFree), (definition) -> {
+				definition.setLazyInit(true);
+				((AbstractBeanDefinition) definition).setDefaultCandidate(false);
+			})
+			.withBean("prototypeExecutor", Executor.class, () -> make(made, toFree), (definition) -> {
+				definition.setScope(BeanDefinition.SCOPE_PROTOTYPE);
+				((AbstractBeanDefinition) definition).setDefaultCandidate(false);
+			})
 			.run((context) -> {
 				UformEndpoint endpoint = endpoint(context);
 				assertThat(endpoint.executor(UformEndpoint.EXECUTORS, "nope")).isNull();
