@@ -1,9 +1,6 @@
 package io.uform.child;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -18,8 +15,6 @@ import io.uform.ExecutorForRamConfig;
  */
 public final class DeferredCallExhaustsTheHeap {
 
-	/** Reachable from every thread, so the heap stays full until it is cleared. */
-	private static final List<Object> HOARD = Collections.synchronizedList(new ArrayList<>());
 
 	private static volatile boolean full;
 
@@ -31,7 +26,7 @@ public final class DeferredCallExhaustsTheHeap {
 		CompletableFuture<Object> filler = executor.defer(() -> {
 			// Made while there is room; thrown when there is none.
 			RuntimeException thrown = new IllegalStateException("the heap is full");
-			fillTheHeap();
+			HeapHoard.fill();
 			full = true;
 			throw thrown;
 		});
@@ -39,7 +34,7 @@ public final class DeferredCallExhaustsTheHeap {
 			Thread.sleep(10);
 		}
 		Thread.sleep(500);
-		HOARD.clear();
+		HeapHoard.clear();
 		System.gc();
 		try {
 			filler.get(10, TimeUnit.SECONDS);
@@ -54,27 +49,5 @@ public final class DeferredCallExhaustsTheHeap {
 				+ executor.statistics().deferredCompleted() + ", failed " + executor.statistics().deferredFailed());
 		System.out.flush();
 		Runtime.getRuntime().halt(0);
-	}
-
-	/** Fills the heap in ever smaller pieces, until not even an object fits. */
-	private static void fillTheHeap() {
-		for (int size = 16 * 1024; size >= 1; size /= 4) {
-			try {
-				while (true) {
-					HOARD.add(new long[size]);
-				}
-			}
-			catch (OutOfMemoryError ex) {
-				// Try smaller pieces.
-			}
-		}
-		try {
-			while (true) {
-				HOARD.add(new Object());
-			}
-		}
-		catch (OutOfMemoryError ex) {
-			// Nothing fits.
-		}
 	}
 }

@@ -1,9 +1,5 @@
 package io.uform.child;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
 
@@ -18,9 +14,6 @@ public final class TasksExhaustTheHeap {
 	private TasksExhaustTheHeap() {
 	}
 
-	/** Reachable from every thread, so the heap stays full while the threads record their failures. */
-	private static final List<long[]> HOARD = Collections.synchronizedList(new ArrayList<>());
-
 	public static void main(String[] args) {
 		int forks = 20;
 		int failedForks = 0;
@@ -30,14 +23,14 @@ public final class TasksExhaustTheHeap {
 				executor.forThreads((thread, colocation) -> {
 					// Made while there is room; thrown when there is none, so throwing allocates nothing.
 					RuntimeException full = new IllegalStateException("the heap is full, says thread " + thread);
-					fillTheHeap();
+					HeapHoard.fill();
 					throw full;
 				});
 			}
 			catch (RuntimeException | OutOfMemoryError ex) {
 				failedForks++;
 			}
-			HOARD.clear();
+			HeapHoard.clear();
 		}
 		long[] sum = new long[1];
 		executor.forN(1000, (index) -> {
@@ -53,19 +46,4 @@ public final class TasksExhaustTheHeap {
 		// Give a stuck worker no chance to hide: the executor's threads are daemons.
 		Runtime.getRuntime().halt(0);
 	}
-
-	/** Fills the heap in ever smaller pieces, until not even the smallest fits. */
-	private static void fillTheHeap() {
-		for (int size = 16 * 1024; size >= 1; size /= 4) {
-			try {
-				while (true) {
-					HOARD.add(new long[size]);
-				}
-			}
-			catch (OutOfMemoryError full) {
-				// Try smaller pieces.
-			}
-		}
-	}
-
 }
