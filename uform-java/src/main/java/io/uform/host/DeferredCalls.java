@@ -333,7 +333,7 @@ public final class DeferredCalls {
 				else {
 					// One call's interrupt of this thread must not leak into the next call.
 					Thread.interrupted();
-					call.execute(this);
+					call.execute();
 				}
 				try {
 					finish(call);
@@ -358,14 +358,10 @@ public final class DeferredCalls {
 	}
 
 	/**
-	 * Ends a call taken off the queue: releases its slot first, then completes its future on
-	 * {@link DeferredCompletions}' threads, and only then counts it finished (see the class comment).
-	 */
-	/**
-	 * Ends a call that ran or was skipped, with the outcome it recorded: counts it, frees its slot,
-	 * completes its future on a completion thread, which then counts it finished. Each step happens
-	 * once however often this is called, so that a finish that failed part-way (out of memory) can
-	 * simply be called again.
+	 * Ends a call taken off the queue, with the outcome it recorded: counts it and releases its slot
+	 * first, then completes its future on {@link DeferredCompletions}' threads, and only then counts it
+	 * finished (see the class comment). Each step happens once however often this is called, so that a
+	 * finish that failed part-way (out of memory) can simply be called again.
 	 */
 	<T> void finish(Call<T> call) {
 		settle(call, call.outcome);
@@ -799,7 +795,8 @@ public final class DeferredCalls {
 		}
 
 		/** Runs the callable on the runner and records how it ended; never throws. */
-		void execute(DeferredCalls runner) {
+		void execute() {
+			DeferredCalls runner = this.owner;
 			long started = System.nanoTime();
 			this.startedNanos = started;
 			runner.recordStart(started - this.acceptedNanos);

@@ -43,9 +43,9 @@ class OnNoUserRamExecutorCondition extends SpringBootCondition implements Config
 				continue;
 			}
 			BeanDefinition definition = beans.containsBeanDefinition(name) ? beans.getBeanDefinition(name) : null;
-			boolean byTypeOnlyIfNamed = definition instanceof AbstractBeanDefinition abstractDefinition
+			boolean byNameOnly = definition instanceof AbstractBeanDefinition abstractDefinition
 					&& !abstractDefinition.isDefaultCandidate();
-			if (!byTypeOnlyIfNamed) {
+			if (!byNameOnly) {
 				return ConditionOutcome.noMatch("the application defines io.uform.Executor bean '" + name
 						+ "', a default candidate for injection by type");
 			}

@@ -210,7 +210,7 @@ public final class UformAutoConfiguration {
 	}
 
 	/** Boot's {@code spring.lifecycle.timeout-per-shutdown-phase}, 30 s unless set. */
-	private static Duration shutdownPhaseTimeout(Environment environment) {
+	static Duration shutdownPhaseTimeout(Environment environment) {
 		return Binder.get(environment)
 			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
 			.orElse(Duration.ofSeconds(30));

@@ -1,6 +1,5 @@
 package io.uform.spring.autoconfigure;
 
-import java.time.Duration;
 import java.util.Set;
 
 import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
@@ -35,11 +34,10 @@ final class UformExecutorDestruction implements DestructionAwareBeanPostProcesso
 	@Override
 	public void postProcessBeforeDestruction(Object bean, String beanName) {
 		if (bean instanceof Executor executor && EXECUTOR_BEANS.contains(beanName)) {
-			Binder binder = Binder.get(this.environment);
-			UformProperties.Shutdown shutdown = binder.bindOrCreate("uform.shutdown", UformProperties.Shutdown.class);
-			Duration phaseTimeout = binder.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
-				.orElse(Duration.ofSeconds(30));
-			UformExecutorLifecycle.free(beanName, executor, shutdown, phaseTimeout);
+			UformProperties.Shutdown shutdown = Binder.get(this.environment)
+				.bindOrCreate("uform.shutdown", UformProperties.Shutdown.class);
+			UformExecutorLifecycle.free(beanName, executor, shutdown,
+					UformAutoConfiguration.shutdownPhaseTimeout(this.environment));
 		}
 	}
 
