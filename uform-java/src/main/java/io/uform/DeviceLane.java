@@ -114,8 +114,12 @@ public final class DeviceLane {
 		UformException.requireArgument(from, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
 		long device = deviceRange(to, toOffset, bytes, "copyToDevice");
 		this.device.makeCurrentForWork(this.executor);
-		this.device.context().copyToDevice(device, from.pointer(fromOffset, bytes, "copyToDevice"), bytes,
-				this.device.stream());
+		// Under the buffer's monitor until the copy is queued: close() takes it too, then waits for the
+		// stream, so the memory is never freed under a copy in flight.
+		synchronized (from) {
+			this.device.context().copyToDevice(device, from.pointer(fromOffset, bytes, "copyToDevice"), bytes,
+					this.device.stream());
+		}
 	}
 
 	/**
@@ -140,7 +144,11 @@ public final class DeviceLane {
 		UformException.requireArgument(to, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
 		long device = deviceRange(from, fromOffset, bytes, "copyToHost");
 		this.device.makeCurrentForWork(this.executor);
-		this.device.context().copyToHost(to.pointer(toOffset, bytes, "copyToHost"), device, bytes, this.device.stream());
+		// As in copyToDevice: the buffer cannot be closed while the copy is being queued.
+		synchronized (to) {
+			this.device.context().copyToHost(to.pointer(toOffset, bytes, "copyToHost"), device, bytes,
+					this.device.stream());
+		}
 	}
 
 	/**
@@ -222,7 +230,15 @@ public final class DeviceLane {
 	/** Waits for the stream unless the executor was freed (which synchronised it before releasing). */
 	void synchronizeIfLive() {
 		if (!this.device.released()) {
-			synchronize();
+			try {
+				synchronize();
+			}
+			catch (UformException ex) {
+				// Released between the check and the wait: the release synchronised the stream first.
+				if (ex.status() != UformException.Status.FREED || !this.device.released()) {
+					throw ex;
+				}
+			}
 		}
 	}
 

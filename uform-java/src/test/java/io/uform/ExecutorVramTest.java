@@ -139,6 +139,11 @@ class ExecutorVramTest {
 			assertThat(fits.bytes()).isEqualTo(900_000);
 		}
 		assertThat(executor.statistics().scratch().get(0).limitBytes()).isEqualTo(1L << 20);
+		// A size near Long.MAX_VALUE wrapped the sum in the limit check and went on to the device.
+		try (DeviceBuffer small = lane.reserve(256)) {
+			assertThatThrownBy(() -> lane.reserve(Long.MAX_VALUE - 300)).isInstanceOf(UformException.class)
+				.hasMessageContaining("that would pass the executor's scratchLimit");
+		}
 	}
 
 	@Test
@@ -307,6 +312,43 @@ class ExecutorVramTest {
 			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.FREED));
 		assertThatThrownBy(lane::synchronize).isInstanceOf(UformException.class)
 			.hasMessageContaining("'" + executor.name() + "' was freed");
+	}
+
+	@Test
+	void aHostBufferClosedWhileAnotherThreadCopiesIsNeverFreedUnderTheCopy() throws Exception {
+		// The copy took the buffer's address, then copied without its monitor: a close between the two
+		// freed the memory under the copy, and the JVM died of a SIGSEGV.
+		Executor executor = vram(ExecutorForVramConfig.defaults().withDevices(List.of(0)));
+		DeviceLane lane = executor.lanes().get(0);
+		for (int round = 0; round < 20; round++) {
+			HostBuffer host = lane.hostBuffer(32 << 20);
+			DeviceBuffer device = lane.reserve(32 << 20);
+			java.util.concurrent.atomic.AtomicReference<Throwable> ended = new java.util.concurrent.atomic.AtomicReference<>();
+			java.util.concurrent.CountDownLatch copying = new java.util.concurrent.CountDownLatch(1);
+			Thread copier = new Thread(() -> {
+				try {
+					while (true) {
+						lane.copyToDevice(host, device);
+						copying.countDown();
+						lane.copyToHost(device, host);
+					}
+				}
+				catch (Throwable ex) {
+					ended.set(ex);
+				}
+			}, "copier-" + round);
+			copier.start();
+			copying.await();
+			// At a different point of a copy each round.
+			Thread.sleep(round % 4);
+			host.close();
+			copier.join(10_000);
+			assertThat(copier.isAlive()).isFalse();
+			assertThat(ended.get()).isInstanceOf(UformException.class).hasMessageContaining("after it was closed");
+			device.close();
+		}
+		executor.free();
+		assertThat(this.runtime.usedBytes(0)).isZero();
 	}
 
 	@Test

@@ -148,9 +148,10 @@ public final class ScratchArena {
 	}
 
 	private Block allocate(long size, long asked) {
-		if (this.reserved + size > this.limit) {
+		// Written so that it cannot overflow: a size near Long.MAX_VALUE would wrap the sum.
+		if (size > this.limit - this.reserved) {
 			trim();
-			if (this.reserved + size > this.limit) {
+			if (size > this.limit - this.reserved) {
 				throw outOfMemory(asked, "that would pass the executor's scratchLimit");
 			}
 		}
