@@ -4,6 +4,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -25,5 +26,13 @@ class CorpusConfiguration {
 		logger.info("Generated " + corpus.rows() + " x " + corpus.dimensions() + " corpus (seed " + properties.seed()
 				+ ") in " + (System.nanoTime() - start) / 1_000_000 + " ms");
 		return corpus;
+	}
+
+	@Bean
+	FilterRegistrationBean<SearchBodyLimit> searchBodyLimit(CorpusProperties properties) {
+		FilterRegistrationBean<SearchBodyLimit> registration = new FilterRegistrationBean<>(
+				new SearchBodyLimit(properties.dimensions()));
+		registration.addUrlPatterns("/search");
+		return registration;
 	}
 }

@@ -30,6 +30,9 @@ public class SearchService implements DisposableBean {
 	/** How long a search waits for a free deferred-call slot before it is refused with 503. */
 	static final Duration SLOT_WAIT = Duration.ofSeconds(1);
 
+	/** The longest query accepted: far below a float's range, so scores computed in float stay finite. */
+	static final double MAX_QUERY_LENGTH = 1e30;
+
 	private static final Log logger = LogFactory.getLog(SearchService.class);
 
 	private final Corpus corpus;
@@ -121,10 +124,19 @@ public class SearchService implements DisposableBean {
 			throw new BadSearchException("vector must have " + this.corpus.dimensions() + " numbers (the corpus's "
 					+ "dimension, sample.corpus.dimensions), had " + query.length);
 		}
+		double squares = 0;
 		for (int i = 0; i < query.length; i++) {
 			if (!Float.isFinite(query[i])) {
 				throw new BadSearchException("vector[" + i + "] is " + query[i] + "; every value must be a finite number");
 			}
+			squares += (double) query[i] * query[i];
+		}
+		// Rows are of unit length, so no score, nor any partial sum of one, exceeds the query's length:
+		// within this bound the float scores cannot overflow to infinity, nor to NaN.
+		double length = Math.sqrt(squares);
+		if (length > MAX_QUERY_LENGTH) {
+			throw new BadSearchException("vector's length is " + (float) length + ", more than " + MAX_QUERY_LENGTH
+					+ ": its scores would overflow a float. Scale it down: only its direction changes which rows rank first");
 		}
 		if (k < 1 || k > this.corpus.rows()) {
 			throw new BadSearchException("k must be between 1 and " + this.corpus.rows() + " (the corpus's rows), was " + k);

@@ -48,7 +48,18 @@ final class VramSearch implements SearchEngine, AutoCloseable {
 		this.slotWait = slotWait;
 		List<DeviceLane> lanes = executor.lanes();
 		Shard[] shards = new Shard[lanes.size()];
-		executor.forDevices((lane) -> shards[lane.index()] = upload(lane, lanes.size()));
+		try {
+			executor.forDevices((lane) -> shards[lane.index()] = upload(lane, lanes.size()));
+		}
+		catch (RuntimeException | Error ex) {
+			// One device failed (its scratch too small, say): the others' host buffers go now.
+			for (Shard shard : shards) {
+				if (shard != null) {
+					shard.close();
+				}
+			}
+			throw ex;
+		}
 		this.shards = List.of(shards);
 		this.kernels = lanes.stream().noneMatch(DeviceLane::simulated);
 	}
@@ -115,6 +126,12 @@ final class VramSearch implements SearchEngine, AutoCloseable {
 		}
 		long floats = (long) rows * dimensions;
 		DeviceBuffer matrix = lane.reserve(floats * Float.BYTES);
+		// Every search also reserves scratch for its query and scores beside the shard: a scratch limit
+		// too small for that fails startup here, rather than every search on this engine later.
+		try (DeviceBuffer query = lane.reserve((long) dimensions * Float.BYTES);
+				DeviceBuffer scores = lane.reserve((long) rows * Float.BYTES)) {
+			// Given back at once; the scan reserves them again.
+		}
 		// Whole rows per chunk, so each chunk is one copyRows.
 		int rowsPerChunk = Math.max(1, UPLOAD_CHUNK_FLOATS / dimensions);
 		float[] chunk = new float[Math.min(rowsPerChunk, rows) * dimensions];

@@ -17,6 +17,7 @@ import io.uform.Executor;
 import io.uform.sample.SampleApplication;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The sample closes cleanly after searching on every engine: both executors end freed (the VRAM one
@@ -46,5 +47,15 @@ class SampleShutdownTest {
 		assertThat(vram.statistics().state()).isEqualTo(Executor.State.FREED);
 		String shutdown = output.toString().substring(startupLength);
 		assertThat(shutdown).doesNotContain(" WARN ").doesNotContain(" ERROR ").doesNotContain("Exception");
+	}
+
+	@Test
+	void aScratchLimitThatHoldsTheCorpusButNotASearchFailsStartupNotEverySearch() {
+		// 2000 x 16 floats are 128,000 bytes of shard; a search reserves 64 + 8,000 more beside it. The
+		// limit used to let startup pass (and health say UP), then every vram search was a 500.
+		assertThatThrownBy(() -> new SpringApplicationBuilder(SampleApplication.class).web(WebApplicationType.NONE)
+			.run("--sample.corpus.rows=2000", "--sample.corpus.dimensions=16", "--uform.ram.threads=2",
+					"--uform.vram.scratch-limit=130000B", "--spring.main.banner-mode=off"))
+			.hasStackTraceContaining("scratchLimit");
 	}
 }

@@ -105,6 +105,31 @@ class SearchApiTest {
 		refused(post(""), "the body is empty: send {\"vector\": [50 numbers], \"k\": 10}");
 		refused(post("{\"vector\": " + fifty + ", \"engine\": \"gpu\"}"),
 				"engine must be one of [auto, ram, vram, parallel-stream], was 'gpu'");
+		// Finite numbers whose scores would overflow a float: every hit was NaN or Infinity, ranked first.
+		float[] huge = new float[50];
+		for (int i = 0; i < huge.length; i++) {
+			huge[i] = (i % 2 == 0) ? 3e38f : -3e38f;
+		}
+		refused(post("{\"vector\": " + json.writeValueAsString(huge) + "}"), "more than 1.0E30: its scores would overflow");
+	}
+
+	@Test
+	void aBodyLargerThanAnyQueryIsRefusedBeforeItIsRead() throws Exception {
+		// A body of hundreds of megabytes was read whole and filled the heap; these are just over the cap.
+		String tooLong = "{\"vector\": [" + "0, ".repeat(3000) + "0], \"k\": 3}";
+		HttpResponse<String> declared = post(tooLong);
+		assertThat(declared.statusCode()).as(declared.body()).isEqualTo(413);
+		assertThat(json.readTree(declared.body()).get("detail").asString()).contains("a search takes at most 7296");
+		// Without a Content-Length (chunked), reading stops at the cap.
+		HttpResponse<String> chunked = this.http.send(HttpRequest.newBuilder(uri("/search"))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofInputStream(
+					() -> new java.io.ByteArrayInputStream(tooLong.getBytes(java.nio.charset.StandardCharsets.UTF_8))))
+			.build(), HttpResponse.BodyHandlers.ofString());
+		refused(chunked, "the body is longer than 7296 bytes");
+		// A query written out generously still fits.
+		String spaced = "{\"vector\": [" + "-1.2345678e-30 ,  ".repeat(49) + "1], \"k\": 3}";
+		assertThat(ok(post(spaced)).get("hits")).hasSize(3);
 	}
 
 	private void refused(HttpResponse<String> response, String detail) throws Exception {

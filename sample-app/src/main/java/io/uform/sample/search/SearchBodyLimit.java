@@ -1,0 +1,122 @@
+package io.uform.sample.search;
+
+import java.io.IOException;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Caps the body of {@code POST /search} at what a query of the corpus's dimension can take
+ * ({@link #BYTES_PER_NUMBER} per number, plus room for the rest), since the JSON is read whole before
+ * its vector can be checked: a body of hundreds of megabytes would otherwise fill the heap and end in
+ * a 500. A declared {@code Content-Length} over the cap is answered 413 at once; a body without one
+ * (chunked) stops being read at the cap, which the JSON reader reports as a 400.
+ */
+class SearchBodyLimit extends OncePerRequestFilter {
+
+	/** Room per number: a float in JSON, with its sign, exponent, separator and some spaces. */
+	static final int BYTES_PER_NUMBER = 64;
+
+	/** Room for the rest: the braces, {@code k}, {@code engine}, whitespace. */
+	static final int OTHER_BYTES = 4096;
+
+	private final long maxBytes;
+
+	SearchBodyLimit(int dimensions) {
+		this.maxBytes = (long) dimensions * BYTES_PER_NUMBER + OTHER_BYTES;
+	}
+
+	long maxBytes() {
+		return this.maxBytes;
+	}
+
+	@Override
+	protected boolean shouldNotFilter(HttpServletRequest request) {
+		return !"POST".equals(request.getMethod()) || !"/search".equals(request.getRequestURI());
+	}
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		long declared = request.getContentLengthLong();
+		if (declared > this.maxBytes) {
+			response.setStatus(HttpStatus.CONTENT_TOO_LARGE.value());
+			response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+			response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"Content Too Large\",\"status\":413,"
+					+ "\"detail\":\"the body has " + declared + " bytes; a search takes at most " + this.maxBytes
+					+ " (sample.corpus.dimensions numbers and k)\",\"instance\":\"/search\"}");
+			return;
+		}
+		chain.doFilter(new Capped(request, this.maxBytes), response);
+	}
+
+	/** The request, its body readable up to the cap. */
+	private static final class Capped extends HttpServletRequestWrapper {
+
+		private final long maxBytes;
+
+		Capped(HttpServletRequest request, long maxBytes) {
+			super(request);
+			this.maxBytes = maxBytes;
+		}
+
+		@Override
+		public ServletInputStream getInputStream() throws IOException {
+			ServletInputStream body = super.getInputStream();
+			long cap = this.maxBytes;
+			return new ServletInputStream() {
+
+				private long read;
+
+				@Override
+				public int read() throws IOException {
+					int next = body.read();
+					if (next >= 0) {
+						count(1);
+					}
+					return next;
+				}
+
+				@Override
+				public int read(byte[] buffer, int offset, int length) throws IOException {
+					int n = body.read(buffer, offset, length);
+					if (n > 0) {
+						count(n);
+					}
+					return n;
+				}
+
+				private void count(int n) throws IOException {
+					this.read += n;
+					if (this.read > cap) {
+						throw new IOException("the body is longer than " + cap + " bytes, more than a search takes");
+					}
+				}
+
+				@Override
+				public boolean isFinished() {
+					return body.isFinished();
+				}
+
+				@Override
+				public boolean isReady() {
+					return body.isReady();
+				}
+
+				@Override
+				public void setReadListener(ReadListener listener) {
+					body.setReadListener(listener);
+				}
+			};
+		}
+	}
+}
