@@ -259,8 +259,10 @@ public final class DeviceLane {
 
 	private static void requireBytes(DeviceBuffer buffer, long floats, String name) {
 		UformException.requireArgument(buffer, name, "pass a DeviceBuffer from lane.reserve(bytes)");
-		if (buffer.bytes() < floats * Float.BYTES) {
-			throw UformException.invalid(name, buffer, "needs " + floats * Float.BYTES + " bytes for " + floats + " floats");
+		// Compared in floats: rows and dim near Integer.MAX_VALUE make floats * 4 overflow a long.
+		if (buffer.bytes() / Float.BYTES < floats) {
+			throw UformException.invalid(name, buffer, "needs " + floats + " floats (" + floats + " x " + Float.BYTES
+					+ " bytes)");
 		}
 	}
 

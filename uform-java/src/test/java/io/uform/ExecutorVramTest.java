@@ -167,6 +167,10 @@ class ExecutorVramTest {
 			assertThatThrownBy(() -> lane.dotProducts(matrix, queries, scores, 2, 4, 1)).isInstanceOf(UformException.class)
 				.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.UNSUPPORTED))
 				.hasMessageContaining("simulated");
+			// rows x dim x 4 bytes overflowed a long, and a 32-byte matrix passed for 2^62 floats.
+			assertThatThrownBy(() -> lane.dotProducts(matrix, queries, scores, Integer.MAX_VALUE, Integer.MAX_VALUE, 0))
+				.isInstanceOf(UformException.class)
+				.hasMessageContaining("matrix");
 		}
 	}
 
