@@ -36,9 +36,10 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * {@link #describe()} answers from any thread until {@link #free()}, then reports
  * {@link Status#FREED}. {@code free} from several threads at once leaves once; the others wait for it
  * and return. A process that exits without {@code free} (returning from {@code main},
- * {@code System.exit}, a SIGTERM such as Kubernetes sends) leaves through a shutdown hook; one that
- * is killed (SIGKILL, a crash, the OOM killer) leaves its record, which the next run of the same job
- * reports.
+ * {@code System.exit}, a SIGTERM such as Kubernetes sends) leaves through a shutdown hook, and one
+ * that exits while it still waits in {@code bootstrap} gives up for every process there (its peers
+ * fail at once, naming it); one that is killed (SIGKILL, a crash, the OOM killer) leaves its record,
+ * which the next run of the same job reports.
  */
 public final class Mesh implements AutoCloseable {
 

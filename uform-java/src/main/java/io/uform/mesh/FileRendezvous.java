@@ -5,7 +5,10 @@ import java.lang.System.Logger.Level;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -22,6 +25,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
@@ -29,6 +33,7 @@ import java.util.regex.Pattern;
 
 import io.uform.UformException;
 import io.uform.UformException.Status;
+import io.uform.host.ExitHooks;
 import io.uform.mesh.MemberRecord.MemberDevice;
 
 /**
@@ -39,7 +44,9 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * <h2>Files</h2>
  * Every file is {@link java.util.Properties} text, written whole to {@code .tmp-<incarnation>-<name>}
  * and renamed onto its name with {@link StandardCopyOption#ATOMIC_MOVE}, so a reader sees a file
- * complete or not at all. The <em>incarnation</em> is a random id of one bootstrap call: it tells two
+ * complete or not at all; a member record is hard-linked onto its name instead ({@code link(2)},
+ * which, unlike a rename, fails when the name is taken), so that of two processes claiming one index
+ * at the same moment exactly one holds it. The <em>incarnation</em> is a random id of one bootstrap call: it tells two
  * processes that claim one index apart, and a marker of this run from one of an earlier run.
  * <table>
  * <caption>Files of the job directory</caption>
@@ -82,9 +89,11 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * finds a disagreement, a second claim of its index, runs out of time or is interrupted also writes
  * {@code abort-<incarnation>} with its status and message; every other process polling sees it and
  * fails at once with that status, naming who gave up and why. So two processes claiming index
- * {@code i} both fail naming both pids: the second sees the first's record and aborts; or, when both
- * wrote at once and the second's rename replaced the first's record, the first sees a record that is
- * not its own and aborts. Limit: a process whose deadline passes while every {@code ready} but one is
+ * {@code i} both fail naming both pids: the second sees the first's record at its first look, or its
+ * claim of the name fails because the first holds it, and aborts. (On a file system without hard
+ * links the claim is a rename; the first then sees a record that is not its own at its next poll and
+ * aborts.) A second claim that arrives after the run joined fails alone, naming both: the first has
+ * returned. Limit: a process whose deadline passes while every {@code ready} but one is
  * there fails, while a peer that saw that last {@code ready} a moment before may have returned; no
  * file protocol without a coordinator closes that window.
  *
@@ -114,9 +123,10 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * into a fresh directory; one whose record was renamed away with the old directory writes it again.
  *
  * <h2>Shared file systems</h2>
- * Nothing relies on inotify or locks: polling is bounded ({@link #POLL_INTERVAL}), names are claimed
- * by rename, and every file is closed before it is renamed, which NFS's close-to-open consistency
- * needs. NFS clients cache directory listings for {@code acdirmin}..{@code acdirmax} (30-60 s by
+ * Nothing relies on inotify or locks: polling is bounded ({@link #POLL_INTERVAL}), indices are claimed
+ * by {@code link(2)} (atomic on NFS too), and every file is closed before it is linked or renamed,
+ * which NFS's close-to-open consistency needs. A job directory that the last one out of a finished
+ * run renames away while a new run makes it or writes into it is made again. NFS clients cache directory listings for {@code acdirmin}..{@code acdirmax} (30-60 s by
  * default), so a new file may show late; mount the directory with {@code lookupcache=positive} or
  * {@code actimeo=1}, or keep the timeout well above that.
  */
@@ -138,6 +148,9 @@ public final class FileRendezvous {
 	/** How many indices or files one message lists before it says how many more. */
 	private static final int LISTED = 8;
 
+	/** Tries to make the job directory, or write into it, while another run's last process removes it. */
+	private static final int DIRECTORY_ATTEMPTS = 10;
+
 	private static final System.Logger LOG = System.getLogger("io.uform.mesh");
 
 	private static final Pattern MEMBER = Pattern.compile("member-(\\d{1,10})\\.properties");
@@ -157,6 +170,9 @@ public final class FileRendezvous {
 	private final List<MemberRecord> members;
 
 	private final AtomicBoolean left = new AtomicBoolean();
+
+	/** Bootstraps waiting now, so that the JVM's exit can give them up ({@link #abandonAtExit()}). */
+	private static final Set<Attempt> BOOTSTRAPPING = ConcurrentHashMap.newKeySet();
 
 	private FileRendezvous(Path directory, MemberRecord self, List<MemberRecord> members) {
 		this.directory = directory;
@@ -208,6 +224,8 @@ public final class FileRendezvous {
 	 */
 	public static FileRendezvous join(Path directory, MemberRecord self) {
 		Attempt attempt = new Attempt(directory, self);
+		ExitHooks.once("uform-mesh-bootstrap-exit", FileRendezvous::abandonAtExit);
+		BOOTSTRAPPING.add(attempt);
 		try {
 			return new FileRendezvous(directory, self, attempt.run());
 		}
@@ -220,6 +238,20 @@ public final class FileRendezvous {
 		catch (Failure failure) {
 			attempt.giveUp(failure.exception, failure.abortOthers);
 			throw failure.exception;
+		}
+		finally {
+			BOOTSTRAPPING.remove(attempt);
+		}
+	}
+
+	/**
+	 * At JVM exit (SIGTERM, {@code System.exit}) while bootstraps wait: each gives up for every process,
+	 * as a failure does, so its peers fail at once instead of waiting out their timeout, and no record is
+	 * left for the next run of the job to report.
+	 */
+	private static void abandonAtExit() {
+		for (Attempt attempt : BOOTSTRAPPING) {
+			attempt.giveUpAtExit();
 		}
 	}
 
@@ -408,6 +440,9 @@ public final class FileRendezvous {
 
 	/** A duration as messages spell it: {@code 3 s}, {@code 0.5 s}, {@code 2 min}. */
 	static String spell(Duration duration) {
+		if (duration.getSeconds() >= Long.MAX_VALUE / 1000) {
+			return duration.getSeconds() + " s";
+		}
 		long millis = duration.toMillis();
 		if (millis % 60_000 == 0 && millis >= 60_000) {
 			return (millis / 60_000) + " min";
@@ -419,10 +454,13 @@ public final class FileRendezvous {
 	}
 
 	private static String listed(List<String> items) {
-		if (items.size() <= LISTED) {
-			return String.join(", ", items);
-		}
-		return String.join(", ", items.subList(0, LISTED)) + " and " + (items.size() - LISTED) + " more";
+		return listed(items, items.size());
+	}
+
+	/** The first {@link #LISTED} of {@code total} names, and how many more there are. */
+	private static String listed(List<String> first, int total) {
+		String shown = String.join(", ", first.subList(0, Math.min(first.size(), LISTED)));
+		return (total > LISTED) ? shown + " and " + (total - LISTED) + " more" : shown;
 	}
 
 	/**
@@ -445,12 +483,45 @@ public final class FileRendezvous {
 			}
 		}
 		Duration wait = (record.timeout().compareTo(self.timeout()) > 0) ? record.timeout() : self.timeout();
-		if (record.bootstrapStarted().plus(wait).isBefore(self.bootstrapStarted())) {
+		// Compared as the time between the two starts, so that a timeout of centuries cannot overflow.
+		if (Duration.between(record.bootstrapStarted(), self.bootstrapStarted()).compareTo(wait) > 0) {
 			return "it began its bootstrap at " + record.bootstrapStarted() + ", more than the timeout (" + spell(wait)
 					+ ") before this process began (" + self.bootstrapStarted() + "), so no process can still be waiting "
 					+ "for it (if its run completed, that run is going on without this process)";
 		}
 		return null;
+	}
+
+	/**
+	 * Makes the job directory. mkdir can find the name taken and then, checking, find it gone: renamed
+	 * away at that moment by the last one out of a run that finished. That is tried again; a file (not
+	 * a directory) of that name is a real problem.
+	 */
+	private static void makeDirectory(Path directory) throws IOException {
+		for (int attempt = 1;; attempt++) {
+			try {
+				Files.createDirectories(directory);
+				return;
+			}
+			catch (FileAlreadyExistsException ex) {
+				if (attempt >= DIRECTORY_ATTEMPTS || Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+	/**
+	 * Claims a file of a job directory as a member record is claimed, for tests of its exclusiveness.
+	 * @param jobDirectory the job directory
+	 * @param incarnation the claimer's incarnation, which names its temp file
+	 * @param name the file
+	 * @param bytes its content
+	 * @throws FileAlreadyExistsException when the name is taken
+	 * @throws IOException when it cannot be written
+	 */
+	static void claimForTest(Path jobDirectory, String incarnation, String name, byte[] bytes) throws IOException {
+		new JobFiles(jobDirectory, incarnation).claim(name, bytes);
 	}
 
 	/** The job directory's files, as one process writes and reads them. */
@@ -484,17 +555,60 @@ public final class FileRendezvous {
 		 *        must not bring back a directory the last one out (or a person) removed
 		 */
 		void write(String name, byte[] bytes, boolean create) throws IOException {
-			if (create) {
-				Files.createDirectories(this.directory);
+			put(name, bytes, create, false);
+		}
+
+		/**
+		 * Writes a whole file under a name that must not exist yet: a complete temp file is hard-linked
+		 * to the name, and {@code link(2)} fails when the name is taken (on NFS too), so of two processes
+		 * claiming one index at once exactly one gets it. A rename would replace the first one's record.
+		 * @throws FileAlreadyExistsException when the name is taken
+		 */
+		void claim(String name, byte[] bytes) throws IOException {
+			put(name, bytes, true, true);
+		}
+
+		private void put(String name, byte[] bytes, boolean create, boolean exclusive) throws IOException {
+			for (int attempt = 1;; attempt++) {
+				try {
+					if (create) {
+						makeDirectory(this.directory);
+					}
+					putOnce(name, bytes, exclusive);
+					return;
+				}
+				catch (NoSuchFileException ex) {
+					// The job directory went between making it and writing into it: renamed away by the
+					// last one out of a run that finished (this is a new run of the job). Make it again.
+					if (!create || attempt >= DIRECTORY_ATTEMPTS) {
+						throw ex;
+					}
+				}
 			}
+		}
+
+		private void putOnce(String name, byte[] bytes, boolean exclusive) throws IOException {
 			Path temp = this.directory.resolve(".tmp-" + this.incarnation + "-" + name);
+			Path target = this.directory.resolve(name);
 			Files.write(temp, bytes);
 			try {
-				Files.move(temp, this.directory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+				if (exclusive) {
+					try {
+						Files.createLink(target, temp);
+						return;
+					}
+					catch (FileAlreadyExistsException | NoSuchFileException ex) {
+						throw ex;
+					}
+					catch (UnsupportedOperationException | FileSystemException ex) {
+						// No hard links here: rename, whose replacement of a rival's record that rival
+						// sees at its next poll (a record not its own) and aborts.
+					}
+				}
+				Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
 			}
-			catch (IOException ex) {
+			finally {
 				Files.deleteIfExists(temp);
-				throw ex;
 			}
 		}
 
@@ -576,8 +690,6 @@ public final class FileRendezvous {
 
 		private IOException listingFailure;
 
-		private boolean recordWritten;
-
 		/**
 		 * The bytes of this process's record as last written, so that each poll recognises its own record
 		 * by comparing bytes instead of parsing it (a parse per poll was about 40% of what a waiting
@@ -586,6 +698,14 @@ public final class FileRendezvous {
 		private byte[] ownRecord;
 
 		private boolean readyWritten;
+
+		/**
+		 * Set once this attempt gave up, by its own thread or by the JVM's exit on another; guarded by
+		 * {@code this}, as every write is, so that nothing is written after the give-up removed it.
+		 */
+		private boolean gaveUp;
+
+		private UformException gaveUpWith;
 
 		Attempt(Path directory, MemberRecord self) {
 			this.directory = directory;
@@ -615,7 +735,6 @@ public final class FileRendezvous {
 			Set<String> first = firstLook();
 			checkLeftovers(first);
 			writeOwnRecord(this.self);
-			this.recordWritten = true;
 			while (true) {
 				Set<String> names = null;
 				try {
@@ -648,11 +767,11 @@ public final class FileRendezvous {
 		/** Lists the directory before writing anything; removes a run that finished. */
 		private Set<String> firstLook() throws Failure {
 			try {
-				Files.createDirectories(this.files.directory);
+				makeDirectory(this.files.directory);
 				Set<String> names = this.files.list();
 				if (finishedRun(names)) {
 					removeDirectory(this.directory, job(), this.self.incarnation());
-					Files.createDirectories(this.files.directory);
+					makeDirectory(this.files.directory);
 					names = this.files.list();
 				}
 				return names;
@@ -768,14 +887,16 @@ public final class FileRendezvous {
 					throw new Failure(cannotUse(ex), false);
 				}
 			}
+			// A live record of this index first: the ready files beside it are then a run that joined
+			// without this process, not an earlier run's leftovers.
+			if (rival != null) {
+				throw new Failure(duplicate(rival, this.self), true);
+			}
 			if (!leftovers.isEmpty()) {
 				throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "' in "
 						+ this.directory + " holds files left by an earlier run of the job: " + listed(leftovers)
 						+ ". A new run cannot join them: remove " + this.files.directory + " (once no process of the "
 						+ "earlier run is running), or use a new job name"), false);
-			}
-			if (rival != null) {
-				throw new Failure(duplicate(rival, this.self), true);
 			}
 		}
 
@@ -848,10 +969,50 @@ public final class FileRendezvous {
 			}
 		}
 
-		private void writeOwnRecord(MemberRecord record) throws Failure {
+		/**
+		 * Claims this process's index with its record; where another process holds the name already
+		 * (it claimed the index at the same moment, after this process's first look), both give up.
+		 */
+		private synchronized void writeOwnRecord(MemberRecord record) throws Failure {
+			if (this.gaveUp) {
+				throw new Failure(this.gaveUpWith, false);
+			}
 			byte[] bytes = record.toBytes();
-			write(member(this.self.index()), bytes);
-			this.ownRecord = bytes;
+			String name = member(this.self.index());
+			for (int attempt = 1;; attempt++) {
+				try {
+					this.files.claim(name, bytes);
+					this.ownRecord = bytes;
+					return;
+				}
+				catch (FileAlreadyExistsException ex) {
+					MemberRecord rival = readRecordOrNull(name);
+					if (rival != null && !rival.incarnation().equals(this.self.incarnation())) {
+						throw new Failure(duplicate(rival, this.self), true);
+					}
+					if (rival != null || attempt >= DIRECTORY_ATTEMPTS) {
+						// This process's own record (written before, and not seen gone after all).
+						this.ownRecord = bytes;
+						return;
+					}
+					// Gone again since: the rival gave up and removed it. Claim it now.
+				}
+				catch (ClosedByInterruptException ex) {
+					throw new Failure(interrupted(this.self, ex), true);
+				}
+				catch (IOException ex) {
+					throw new Failure(cannotUse(ex), true);
+				}
+			}
+		}
+
+		private MemberRecord readRecordOrNull(String name) {
+			try {
+				return this.files.readRecord(name);
+			}
+			catch (IOException | IllegalArgumentException ex) {
+				return null;
+			}
 		}
 
 		private void readMembers(Set<String> names) throws Failure {
@@ -943,33 +1104,37 @@ public final class FileRendezvous {
 		}
 
 		private UformException timeout() {
+			// At most LISTED names of each kind, with the true counts: a count in the millions must not
+			// make millions of strings, nor a loop over every index.
 			List<String> missing = new ArrayList<>();
-			List<String> joined = new ArrayList<>();
-			List<String> unready = new ArrayList<>();
-			for (int index = 0; index < this.self.count(); index++) {
-				MemberRecord record = this.seen.get(index);
-				if (record == null) {
+			for (int index = 0; index < this.self.count() && missing.size() < LISTED; index++) {
+				if (!this.seen.containsKey(index)) {
 					missing.add(Integer.toString(index));
 				}
-				else {
-					joined.add(index + " (host " + record.host() + ", pid " + record.pid() + ")");
-					if (!this.ready.contains(index) && index != this.self.index()) {
-						unready.add(record.who());
-					}
+			}
+			int missingCount = this.self.count() - this.seen.size();
+			List<String> joined = new ArrayList<>();
+			List<String> unready = new ArrayList<>();
+			int unreadyCount = 0;
+			for (MemberRecord record : this.seen.values()) {
+				if (joined.size() < LISTED) {
+					joined.add(record.index() + " (host " + record.host() + ", pid " + record.pid() + ")");
 				}
-				if (missing.size() > LISTED && joined.size() > LISTED) {
-					break;
+				if (!this.ready.contains(record.index()) && record.index() != this.self.index()
+						&& unreadyCount++ < LISTED) {
+					unready.add(record.who());
 				}
 			}
 			String what;
-			if (!missing.isEmpty()) {
-				what = "index " + listed(missing) + " never joined (joined: " + listed(joined) + "). Start the missing "
+			if (missingCount > 0) {
+				what = "index " + listed(missing, missingCount) + " never joined (joined: "
+						+ listed(joined, this.seen.size()) + "). Start the missing "
 						+ "process(es) with the same directory and job, check that every host sees " + this.directory
 						+ " (on NFS, mount it with lookupcache=positive so new files show at once), or allow a longer "
 						+ "timeout";
 			}
 			else {
-				what = "every index joined, but " + listed(unready) + " never confirmed it had read every record (its "
+				what = "every index joined, but " + listed(unready, unreadyCount) + " never confirmed it had read every record (its "
 						+ "ready file is missing: it may have died or failed). Check those processes' output, or allow a "
 						+ "longer timeout";
 			}
@@ -988,7 +1153,10 @@ public final class FileRendezvous {
 			return new UformException(Status.TIMEOUT, message.toString());
 		}
 
-		private void write(String name, byte[] bytes) throws Failure {
+		private synchronized void write(String name, byte[] bytes) throws Failure {
+			if (this.gaveUp) {
+				throw new Failure(this.gaveUpWith, false);
+			}
 			try {
 				this.files.write(name, bytes, true);
 			}
@@ -1005,7 +1173,18 @@ public final class FileRendezvous {
 		 * Tells the others (when asked) and removes this process's files. Best effort: the failure being
 		 * reported matters more than a file that could not be written or removed.
 		 */
-		void giveUp(UformException failure, boolean abortOthers) {
+		/** Gives up for every process because this JVM is exiting (see {@link #abandonAtExit()}). */
+		void giveUpAtExit() {
+			giveUp(new UformException(Status.INTERRUPTED, "Mesh bootstrap of job '" + job() + "': " + this.self.who()
+					+ " is exiting (its JVM is shutting down, say on SIGTERM) before every process joined"), true);
+		}
+
+		synchronized void giveUp(UformException failure, boolean abortOthers) {
+			if (this.gaveUp) {
+				return;
+			}
+			this.gaveUp = true;
+			this.gaveUpWith = failure;
 			if (abortOthers) {
 				// Also when nothing was written yet: a process that found its index claimed must tell the
 				// first claimer, who otherwise never learns of the second.
@@ -1018,12 +1197,10 @@ public final class FileRendezvous {
 				}
 			}
 			try {
-				if (this.readyWritten) {
-					this.files.deleteIfOwned("ready-" + this.self.index() + ".properties");
-				}
-				if (this.recordWritten) {
-					this.files.deleteIfOwned(member(this.self.index()));
-				}
+				// Whether or not this attempt knows it wrote them yet (the JVM's exit may give up on another
+				// thread just as they are written): only files carrying its incarnation are removed.
+				this.files.deleteIfOwned("ready-" + this.self.index() + ".properties");
+				this.files.deleteIfOwned(member(this.self.index()));
 			}
 			catch (IOException ex) {
 				failure.addSuppressed(ex);
