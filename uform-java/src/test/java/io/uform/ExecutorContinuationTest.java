@@ -47,6 +47,53 @@ class ExecutorContinuationTest {
 	}
 
 	@Test
+	void aContinuationOfACallDroppedByAFreeMayFreeTheExecutorToo() throws Exception {
+		// Nothing waits for a dropped call's count, so its cleanup may free: it waits for the free under way.
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		executor.defer(() -> {
+			running.countDown();
+			release.await();
+			return 1;
+		});
+		running.await();
+		java.util.concurrent.atomic.AtomicReference<Throwable> inContinuation = new java.util.concurrent.atomic.AtomicReference<>();
+		CountDownLatch continuationDone = new CountDownLatch(1);
+		executor.defer(() -> 2).whenComplete((value, failure) -> {
+			try {
+				executor.free();
+			}
+			catch (Throwable ex) {
+				inContinuation.set(ex);
+			}
+			finally {
+				continuationDone.countDown();
+			}
+		});
+		try {
+			assertThatThrownBy(() -> executor.free(java.time.Duration.ofMillis(200))).isInstanceOf(UformException.class)
+				.hasMessageContaining("1 queued call(s) were dropped");
+		}
+		finally {
+			release.countDown();
+		}
+		assertThat(continuationDone.await(20, TimeUnit.SECONDS)).isTrue();
+		assertThat(inContinuation.get()).isNull();
+	}
+
+	@Test
+	void aContinuationOfOneExecutorDrainsAnother() throws Exception {
+		try (Executor a = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1));
+				Executor b = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
+			b.defer(() -> 1);
+			CompletableFuture<Boolean> drained = a.defer(() -> 1)
+				.thenApply((value) -> b.drain(Mood.PARKED, java.time.Duration.ofSeconds(5)));
+			assertThat(drained.get(10, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	@Test
 	void freeInAContinuationIsRefusedAndTheAsyncFormFreesTheExecutor() throws Exception {
 		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
 		CountDownLatch go = new CountDownLatch(1);

@@ -260,9 +260,18 @@ public final class DeferredCalls {
 				acquired = true;
 			}
 			else if (maxWait.isZero()) {
-				// Not the timed form: it throws for a thread whose interrupt flag is set even when a slot
+				// The timed form, which keeps the semaphore's arrival order (the untimed one barges), with
+				// the interrupt flag set aside: it throws for a thread whose flag is set even when a slot
 				// is free, and a call that waits for nothing has nothing to be interrupted in.
-				acquired = this.slots.tryAcquire();
+				boolean interrupted = Thread.interrupted();
+				try {
+					acquired = this.slots.tryAcquire(0, TimeUnit.NANOSECONDS);
+				}
+				finally {
+					if (interrupted) {
+						Thread.currentThread().interrupt();
+					}
+				}
 			}
 			else {
 				acquired = this.slots.tryAcquire(saturatedNanos(maxWait), TimeUnit.NANOSECONDS);
@@ -563,7 +572,9 @@ public final class DeferredCalls {
 				countFinished(call);
 			}
 			else {
-				DeferredCompletions.complete(this, call.future, null, error, call);
+				// No owner: nothing waits for a dropped call's count, so its continuations may free or
+				// drain this executor (a cleanup that frees it, say) without being refused.
+				DeferredCompletions.complete(null, call.future, null, error, call);
 			}
 		}
 		return dropped.size();
@@ -658,8 +669,11 @@ public final class DeferredCalls {
 	 * @return at most {@link #limit()}
 	 */
 	public int inFlight() {
+		// The permits first: the flood comes after freed is set, so permits read before a false freed
+		// were never flooded.
+		int available = this.slots.availablePermits();
 		if (!this.freed) {
-			return this.limit - this.slots.availablePermits();
+			return this.limit - available;
 		}
 		// Once shut down the permits were flooded (see shutdown()): count what is left instead.
 		this.lock.lock();

@@ -60,7 +60,8 @@ final class DeferredCompletions {
 	 * completion thread, then runs {@code after}. If no thread can be had (the JVM is out of threads),
 	 * it completes on the current thread rather than leave the future pending.
 	 * @param <T> the result type
-	 * @param owner whose call it is, for {@link #isCompletingFor}
+	 * @param owner whose call it is, for {@link #isCompletingFor}; {@code null} for a call whose count
+	 *        nothing waits for (one dropped by a free)
 	 * @param future the future
 	 * @param result the value, when {@code thrown} is {@code null}
 	 * @param thrown the failure, or {@code null}
