@@ -112,6 +112,7 @@ public final class DeviceLane {
 	 */
 	public void copyToDevice(HostBuffer from, long fromOffset, DeviceBuffer to, long toOffset, long bytes) {
 		UformException.requireArgument(from, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
+		from.requireLane(this, "copyToDevice");
 		long device = deviceRange(to, toOffset, bytes, "copyToDevice");
 		this.device.makeCurrentForWork(this.executor);
 		// Under the buffer's monitor until the copy is queued: close() takes it too, then waits for the
@@ -142,6 +143,7 @@ public final class DeviceLane {
 	 */
 	public void copyToHost(DeviceBuffer from, long fromOffset, HostBuffer to, long toOffset, long bytes) {
 		UformException.requireArgument(to, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
+		to.requireLane(this, "copyToHost");
 		long device = deviceRange(from, fromOffset, bytes, "copyToHost");
 		this.device.makeCurrentForWork(this.executor);
 		// As in copyToDevice: the buffer cannot be closed while the copy is being queued.

@@ -104,6 +104,17 @@ public final class HostBuffer implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Refuses a copy on another lane: {@link #close()} waits for this buffer's own lane's stream only,
+	 * and would free the memory under a copy still queued on another.
+	 */
+	void requireLane(DeviceLane used, String use) {
+		if (used != this.lane) {
+			throw new UformException(UformException.Status.INVALID_ARGUMENT, "A host buffer of " + this.lane + " was "
+					+ "used in " + use + " on " + used + "; make one with that lane's hostBuffer(bytes)");
+		}
+	}
+
 	/** The native memory, for the executor's own driver calls; checks the range. */
 	synchronized Pointer pointer(long offset, long length, String use) {
 		check(offset, length, use);

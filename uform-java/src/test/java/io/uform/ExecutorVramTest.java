@@ -191,6 +191,11 @@ class ExecutorVramTest {
 				.hasMessageContaining("after it was closed");
 			assertThatThrownBy(() -> host.putFloats(60, new float[2])).isInstanceOf(UformException.class)
 				.hasMessageContaining("does not fit a host buffer of 64 bytes");
+			// A host buffer is one lane's: its close waits for that lane's stream only.
+			DeviceBuffer onOneToo = one.reserve(64);
+			assertThatThrownBy(() -> one.copyToDevice(host, onOneToo)).isInstanceOf(UformException.class)
+				.hasMessageContaining("make one with that lane's hostBuffer(bytes)");
+			onOneToo.close();
 			DeviceBuffer device = zero.reserve(64);
 			// Missing buffers and arrays are named, never a bare NullPointerException.
 			assertThatThrownBy(() -> zero.copyToDevice(null, device)).isInstanceOf(UformException.class)

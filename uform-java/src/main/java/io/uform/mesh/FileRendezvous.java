@@ -707,6 +707,9 @@ public final class FileRendezvous {
 
 		private UformException gaveUpWith;
 
+		/** Set once every process was ready and this attempt returns; guarded by {@code this}. */
+		private boolean joined;
+
 		Attempt(Path directory, MemberRecord self) {
 			this.directory = directory;
 			this.self = self;
@@ -754,6 +757,9 @@ public final class FileRendezvous {
 						this.readyWritten = true;
 					}
 					if (this.readyWritten && allReady(names)) {
+						if (!markJoined()) {
+							throw new Failure(this.gaveUpWith, false);
+						}
 						return List.copyOf(this.seen.values());
 					}
 				}
@@ -990,10 +996,16 @@ public final class FileRendezvous {
 					if (rival != null && !rival.incarnation().equals(this.self.incarnation())) {
 						throw new Failure(duplicate(rival, this.self), true);
 					}
-					if (rival != null || attempt >= DIRECTORY_ATTEMPTS) {
+					if (rival != null) {
 						// This process's own record (written before, and not seen gone after all).
 						this.ownRecord = bytes;
 						return;
+					}
+					if (attempt >= DIRECTORY_ATTEMPTS) {
+						throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': "
+								+ name + " in " + this.files.directory + " is taken by a file that cannot be read as a "
+								+ "member record (another uform version's, or not uform's): remove it, or use a new job "
+								+ "name"), true);
 					}
 					// Gone again since: the rival gave up and removed it. Claim it now.
 				}
@@ -1170,14 +1182,30 @@ public final class FileRendezvous {
 		}
 
 		/**
-		 * Tells the others (when asked) and removes this process's files. Best effort: the failure being
-		 * reported matters more than a file that could not be written or removed.
+		 * Gives up for every process because this JVM is exiting (see {@link #abandonAtExit()}), unless
+		 * the join completed: a joined mesh leaves through its own exit hook.
 		 */
-		/** Gives up for every process because this JVM is exiting (see {@link #abandonAtExit()}). */
-		void giveUpAtExit() {
+		synchronized void giveUpAtExit() {
+			if (this.joined) {
+				return;
+			}
 			giveUp(new UformException(Status.INTERRUPTED, "Mesh bootstrap of job '" + job() + "': " + this.self.who()
 					+ " is exiting (its JVM is shutting down, say on SIGTERM) before every process joined"), true);
 		}
+
+		/** Marks the join complete, unless the JVM's exit gave it up first. */
+		private synchronized boolean markJoined() {
+			if (this.gaveUp) {
+				return false;
+			}
+			this.joined = true;
+			return true;
+		}
+
+		/**
+		 * Tells the others (when asked) and removes this process's files. Best effort: the failure being
+		 * reported matters more than a file that could not be written or removed.
+		 */
 
 		synchronized void giveUp(UformException failure, boolean abortOthers) {
 			if (this.gaveUp) {

@@ -41,7 +41,9 @@ class SearchBodyLimit extends OncePerRequestFilter {
 
 	@Override
 	protected boolean shouldNotFilter(HttpServletRequest request) {
-		return !"POST".equals(request.getMethod()) || !"/search".equals(request.getRequestURI());
+		// The path is the registration's URL pattern's to match: it sees the path as the servlet container
+		// maps it (after a context path, a ;parameter or a %-escape), as the controller does.
+		return !"POST".equals(request.getMethod());
 	}
 
 	@Override
@@ -53,7 +55,7 @@ class SearchBodyLimit extends OncePerRequestFilter {
 			response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
 			response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"Content Too Large\",\"status\":413,"
 					+ "\"detail\":\"the body has " + declared + " bytes; a search takes at most " + this.maxBytes
-					+ " (sample.corpus.dimensions numbers and k)\",\"instance\":\"/search\"}");
+					+ " (sample.corpus.dimensions numbers and k)\"}");
 			return;
 		}
 		chain.doFilter(new Capped(request, this.maxBytes), response);

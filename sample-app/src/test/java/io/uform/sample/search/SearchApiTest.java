@@ -127,6 +127,14 @@ class SearchApiTest {
 					() -> new java.io.ByteArrayInputStream(tooLong.getBytes(java.nio.charset.StandardCharsets.UTF_8))))
 			.build(), HttpResponse.BodyHandlers.ofString());
 		refused(chunked, "the body is longer than 7296 bytes");
+		// The servlet container maps these to /search too, and so must the cap.
+		for (String path : new String[] { "/search;x=1", "/%73earch" }) {
+			HttpResponse<String> other = this.http.send(HttpRequest.newBuilder(uri(path))
+				.header("Content-Type", "application/json")
+				.POST(HttpRequest.BodyPublishers.ofString(tooLong))
+				.build(), HttpResponse.BodyHandlers.ofString());
+			assertThat(other.statusCode()).as(path + ": " + other.body()).isEqualTo(413);
+		}
 		// A query written out generously still fits.
 		String spaced = "{\"vector\": [" + "-1.2345678e-30 ,  ".repeat(49) + "1], \"k\": 3}";
 		assertThat(ok(post(spaced)).get("hits")).hasSize(3);
