@@ -91,10 +91,10 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 			// was made (a fork in a constructor, say), and uform refused the call.
 			String what = (cause.field() != null) ? cause.field() + " = " + cause.value() + " is invalid"
 					: cause.getMessage() + " [" + cause.status() + "]";
+			String action = (cause.field() != null) ? "Fix that call in bean '" + bean + "': " + cause.fix() + "."
+					: "Fix that call in bean '" + bean + "', or what it depends on. " + action(cause, null);
 			return new FailureAnalysis("Bean '" + bean + "' could not be made: a uform call it made while it was "
-					+ "created was refused: " + what + ".",
-					"Fix that call in bean '" + bean + "'" + ((cause.field() != null) ? ": " + cause.fix() : "") + ".",
-					cause);
+					+ "created was refused: " + what + ".", action, cause);
 		}
 		return new FailureAnalysis(where + " could not be made: " + cause.getMessage() + " [" + cause.status() + "]",
 				action(cause, feed), cause);
@@ -138,6 +138,9 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 					+ "mounts, CUDA_VISIBLE_DEVICES); to start without the VRAM executor where there is none, set "
 					+ "uform.vram.enabled=auto; for development without a GPU, set uform.devices.simulated=1.";
 			case UNSUPPORTED -> "Remove the configuration that asks for this feature from " + properties + ".";
+			case OUT_OF_MEMORY -> "Where scratch ran out, raise uform.vram.scratch-limit (unset, scratch may grow "
+					+ "until the device is full) or ask for less; where the device or the host ran out, free memory "
+					+ "or use a larger device.";
 			case TIMEOUT -> "Check that every process of the run started and sees the same " + properties
 					+ " values, or raise the timeout; the message above names what was missing.";
 			default -> "Check " + properties + " against the message above.";

@@ -182,6 +182,16 @@ class UformFailureAnalyzerTest {
 	}
 
 	@Test
+	void scratchRunningOutInTheUsersBeanPointsAtTheScratchLimit(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class, ReservesAtStartup.class), "--uform.vram.devices=0",
+				"--uform.vram.scratch-limit=1MB");
+		assertThat(report).contains("Bean 'reservesAtStartup' could not be made: a uform call it made while it was "
+				+ "created was refused: ")
+			.contains("[OUT_OF_MEMORY]")
+			.contains("raise uform.vram.scratch-limit");
+	}
+
+	@Test
 	void aFailureNotAboutOneFieldKeepsUformsMessage() {
 		UformException unsupported = new UformException(UformException.Status.UNSUPPORTED, "Executor.onPool is not designed");
 		FailureAnalysis analysis = new UformFailureAnalyzer(null, null).analyze(unsupported);
@@ -269,6 +279,18 @@ class UformFailureAnalyzerTest {
 		Object forksAtStartup(io.uform.Executor ram) {
 			ram.forN(-1, (index) -> {
 			});
+			return new Object();
+		}
+	}
+
+	/** A user's bean that reserves more scratch than the limit while it is made. */
+	@Configuration(proxyBeanMethods = false)
+	static class ReservesAtStartup {
+
+		@Bean
+		Object reservesAtStartup(@org.springframework.beans.factory.annotation.Qualifier("uformVramExecutor")
+				io.uform.Executor vram) {
+			vram.lanes().get(0).reserve(2L << 20);
 			return new Object();
 		}
 	}
