@@ -11,8 +11,11 @@ import java.util.Properties;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.SingletonBeanRegistry;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
 
 import io.uform.Executor;
 import io.uform.Mesh;
@@ -116,11 +119,23 @@ final class UformFacts {
 		SingletonBeanRegistry singletons = singletons(beans);
 		Map<String, T> made = new LinkedHashMap<>();
 		for (String name : beans.getBeanNamesForType(type, false, false)) {
-			if (singletons == null || singletons.containsSingleton(name)) {
+			// A FactoryBean's singleton is the factory: asking for its object could make an executor.
+			if (singletons == null || (singletons.containsSingleton(name) && !isFactoryBean(beans, name))) {
 				made.put(name, beans.getBean(name, type));
 			}
 		}
 		return made;
+	}
+
+	private static boolean isFactoryBean(ListableBeanFactory beans, String name) {
+		ListableBeanFactory factory = (beans instanceof ConfigurableApplicationContext context) ? context.getBeanFactory()
+				: beans;
+		try {
+			return factory instanceof ConfigurableListableBeanFactory configurable && configurable.isFactoryBean(name);
+		}
+		catch (NoSuchBeanDefinitionException ex) {
+			return false;
+		}
 	}
 
 	private static @Nullable SingletonBeanRegistry singletons(ListableBeanFactory beans) {

@@ -1,8 +1,16 @@
 package io.uform.spring.autoconfigure.metrics;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -63,11 +71,55 @@ public final class UformMetricsAutoConfiguration {
 	}
 
 	/**
+	 * A binder of this context's beans whose meters leave the registry when the context closes: a
+	 * registry that outlives the context (shared by contexts made one after another, a static one in
+	 * tests) would otherwise keep meters of freed beans, and a later context's binding of the same ids
+	 * would get those back instead of meters of its own beans.
+	 */
+	abstract static class ContextMeters implements MeterBinder, DisposableBean {
+
+		private final List<Registered> registered = new ArrayList<>();
+
+		@Override
+		public final void bindTo(MeterRegistry registry) {
+			Set<Meter> before = Collections.newSetFromMap(new IdentityHashMap<>());
+			before.addAll(registry.getMeters());
+			bind(registry);
+			List<Meter> added = new ArrayList<>();
+			for (Meter meter : registry.getMeters()) {
+				// Only the names these binders register: another thread may register meters meanwhile.
+				String name = meter.getId().getName();
+				if (!before.contains(meter) && (name.startsWith("uform.") || name.startsWith("executor"))) {
+					added.add(meter);
+				}
+			}
+			synchronized (this.registered) {
+				this.registered.add(new Registered(registry, added));
+			}
+		}
+
+		abstract void bind(MeterRegistry registry);
+
+		@Override
+		public void destroy() {
+			synchronized (this.registered) {
+				for (Registered binding : this.registered) {
+					binding.meters().forEach(binding.registry()::remove);
+				}
+				this.registered.clear();
+			}
+		}
+
+		private record Registered(MeterRegistry registry, List<Meter> meters) {
+		}
+	}
+
+	/**
 	 * Binds every {@link Executor} singleton bean under its bean name. Looked up when bound, not when
 	 * made: by then every singleton exists. {@code getBeansOfType} also finds beans declared with
 	 * {@code defaultCandidate = false}, which injection by type would skip.
 	 */
-	static final class ExecutorBeansMetrics implements MeterBinder {
+	static final class ExecutorBeansMetrics extends ContextMeters {
 
 		private final ListableBeanFactory beans;
 
@@ -76,14 +128,14 @@ public final class UformMetricsAutoConfiguration {
 		}
 
 		@Override
-		public void bindTo(MeterRegistry registry) {
+		void bind(MeterRegistry registry) {
 			this.beans.getBeansOfType(Executor.class, false, true)
 				.forEach((name, executor) -> new UformExecutorMetrics(executor, name).bindTo(registry));
 		}
 	}
 
 	/** Binds every {@link Mesh} singleton bean under its bean name, looked up when bound. */
-	static final class MeshBeansMetrics implements MeterBinder {
+	static final class MeshBeansMetrics extends ContextMeters {
 
 		private final ListableBeanFactory beans;
 
@@ -92,7 +144,7 @@ public final class UformMetricsAutoConfiguration {
 		}
 
 		@Override
-		public void bindTo(MeterRegistry registry) {
+		void bind(MeterRegistry registry) {
 			this.beans.getBeansOfType(Mesh.class, false, true)
 				.forEach((name, mesh) -> new UformMeshMetrics(mesh, name).bindTo(registry));
 		}

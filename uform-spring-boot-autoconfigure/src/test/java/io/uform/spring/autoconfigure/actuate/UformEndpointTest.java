@@ -193,6 +193,9 @@ class UformEndpointTest {
 				definition.setScope(BeanDefinition.SCOPE_PROTOTYPE);
 				((AbstractBeanDefinition) definition).setDefaultCandidate(false);
 			})
+			// Its singleton is the factory; asking it for its object would make the executor.
+			.withBean("factoryExecutor", ExecutorFactory.class, () -> new ExecutorFactory(made, toFree),
+					(definition) -> ((AbstractBeanDefinition) definition).setDefaultCandidate(false))
 			.run((context) -> {
 				UformEndpoint endpoint = endpoint(context);
 				assertThat(endpoint.executor(UformEndpoint.EXECUTORS, "nope")).isNull();
@@ -201,6 +204,7 @@ class UformEndpointTest {
 					.isNull();
 				assertThat(endpoint.executor(UformEndpoint.EXECUTORS, "lazyExecutor")).isNull();
 				assertThat(endpoint.executor(UformEndpoint.EXECUTORS, "prototypeExecutor")).isNull();
+				assertThat(endpoint.executor(UformEndpoint.EXECUTORS, "factoryExecutor")).isNull();
 				assertThat(endpoint.uform().executors()).containsOnlyKeys(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME,
 						UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME);
 				assertThat(made).as("executors made by looking").hasValue(0);
@@ -264,6 +268,29 @@ class UformEndpointTest {
 			assertThat(json(context, freed).propertyNames()).containsExactly("bean", "state");
 			assertThat(json(context, endpoint.uform()).get("mesh").get("state").asString()).isEqualTo("freed");
 		});
+	}
+
+	/** Makes its executor only when asked for its object. */
+	static final class ExecutorFactory implements org.springframework.beans.factory.FactoryBean<Executor> {
+
+		private final AtomicInteger made;
+
+		private final List<Executor> toFree;
+
+		ExecutorFactory(AtomicInteger made, List<Executor> toFree) {
+			this.made = made;
+			this.toFree = toFree;
+		}
+
+		@Override
+		public Executor getObject() {
+			return make(this.made, this.toFree);
+		}
+
+		@Override
+		public Class<?> getObjectType() {
+			return Executor.class;
+		}
 	}
 
 	private static Executor make(AtomicInteger made, List<Executor> toFree) {
