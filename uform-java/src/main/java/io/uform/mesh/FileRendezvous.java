@@ -8,7 +8,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -504,7 +503,9 @@ public final class FileRendezvous {
 				return;
 			}
 			catch (FileAlreadyExistsException ex) {
-				if (attempt >= DIRECTORY_ATTEMPTS || Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
+				// Gone since, or made again meanwhile by a peer of the new run: try again. Only something
+				// there that is not a directory is a real problem.
+				if (attempt >= DIRECTORY_ATTEMPTS || (Files.exists(directory) && !Files.isDirectory(directory))) {
 					throw ex;
 				}
 			}
