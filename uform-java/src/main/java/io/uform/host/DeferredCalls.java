@@ -12,7 +12,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -62,9 +61,6 @@ import io.uform.UformException.Status;
 public final class DeferredCalls {
 
 	private static final Object STOP = new Object();
-
-	/** How long the runner waits between attempts to finish a call while the heap is full. */
-	private static final long WAIT_FOR_MEMORY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	static {
 		// The first completion of a future with a failure, and the first use of the completion pool,
@@ -415,9 +411,7 @@ public final class DeferredCalls {
 				return;
 			}
 			catch (Throwable ex) {
-				// Still no memory. parkNanos allocates nothing; an interrupt would make it return at once.
-				Thread.interrupted();
-				LockSupport.parkNanos(WAIT_FOR_MEMORY_NANOS);
+				DeferredCompletions.pauseForMemory();
 			}
 		}
 	}

@@ -47,6 +47,16 @@ final class DeferredCompletions {
 	}
 
 	/**
+	 * Waits a millisecond before another try at finishing a call while the heap is full: the collector
+	 * gets back what the call that filled it left. Allocates nothing; an interrupt, which would make the
+	 * wait return at once, is cleared (it was the call's, not the pool's).
+	 */
+	static void pauseForMemory() {
+		Thread.interrupted();
+		LockSupport.parkNanos(WAIT_FOR_MEMORY_NANOS);
+	}
+
+	/**
 	 * Whether this thread is completing a call of {@code owner}: it runs a continuation of that call.
 	 * @param owner the calls' owner, as passed to {@link #complete}
 	 * @return {@code true} inside such a continuation
@@ -105,8 +115,7 @@ final class DeferredCompletions {
 				return;
 			}
 			catch (OutOfMemoryError ex) {
-				Thread.interrupted();
-				LockSupport.parkNanos(WAIT_FOR_MEMORY_NANOS);
+				pauseForMemory();
 			}
 		}
 	}

@@ -981,9 +981,7 @@ public final class FileRendezvous {
 		 * (it claimed the index at the same moment, after this process's first look), both give up.
 		 */
 		private synchronized void writeOwnRecord(MemberRecord record) throws Failure {
-			if (this.gaveUp) {
-				throw new Failure(this.gaveUpWith, false);
-			}
+			requireNotGivenUp();
 			byte[] bytes = record.toBytes();
 			String name = member(this.self.index());
 			for (int attempt = 1;; attempt++) {
@@ -1166,10 +1164,15 @@ public final class FileRendezvous {
 			return new UformException(Status.TIMEOUT, message.toString());
 		}
 
-		private synchronized void write(String name, byte[] bytes) throws Failure {
+		/** Refuses a write once this attempt gave up: nothing may come back after the give-up removed it. */
+		private void requireNotGivenUp() throws Failure {
 			if (this.gaveUp) {
 				throw new Failure(this.gaveUpWith, false);
 			}
+		}
+
+		private synchronized void write(String name, byte[] bytes) throws Failure {
+			requireNotGivenUp();
 			try {
 				this.files.write(name, bytes, true);
 			}
