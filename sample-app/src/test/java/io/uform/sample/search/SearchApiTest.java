@@ -8,8 +8,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
@@ -29,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		// 50 dimensions: not a multiple of the dot product's four running sums.
 		properties = { "sample.corpus.rows=3001", "sample.corpus.dimensions=50", "uform.ram.threads=2" })
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SearchApiTest {
 
 	private static final JsonMapper json = JsonMapper.builder().build();

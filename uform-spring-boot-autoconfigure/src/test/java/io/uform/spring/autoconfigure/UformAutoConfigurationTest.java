@@ -1,6 +1,9 @@
 package io.uform.spring.autoconfigure;
 
+import java.util.concurrent.TimeUnit;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
@@ -21,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * close, and a bad value failing startup with uform's message.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class UformAutoConfigurationTest {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()

@@ -2,11 +2,13 @@ package io.uform.spring.autoconfigure;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import io.uform.GpuDevice;
 import io.uform.GpuVendor;
 import io.uform.Uform;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -24,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatNoException;
  * {@code META-INF/spring.factories}), running it never throws, whatever the machine offers, and the
  * GPU discovery it starts sees the simulated devices that a Spring property asks for.
  */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
 class UformBackgroundPreinitializerTest {
 
 	@Test
