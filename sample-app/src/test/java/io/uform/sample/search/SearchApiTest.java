@@ -98,6 +98,8 @@ class SearchApiTest {
 		refused(post("{\"k\": 5}"), "vector is missing: give 50 numbers");
 		refused(post("{\"vector\": " + fifty + ", \"k\": 0}"), "k must be between 1 and 3001 (the corpus's rows), was 0");
 		refused(post("{\"vector\": " + fifty + ", \"k\": 3002}"), "k must be between 1 and 3001");
+		// Jackson's default cut 1.7 to 1 and answered as if k were 1.
+		refused(post("{\"vector\": " + fifty + ", \"k\": 1.7}"), "the body must be JSON like");
 		refused(get("/search/random?k=-1"), "k must be between 1 and 3001");
 		refused(get("/search/random?k=ten"), "k must be a whole number, was 'ten'");
 		refused(get("/search/random?seed=x"), "seed must be a whole number, was 'x'");
