@@ -102,8 +102,11 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
 rm -f "$OUT/last.csv" "$OUT/last.log"
 
 python3 - "$OUT/alternating.log" "$OUT/runs.csv" <<'EOF' | tee "$OUT/summary.txt"
-import csv, math, re, sys
+import csv, re, sys
 from collections import defaultdict
+
+sys.path.insert(0, "benchmarks")
+from stats import median_ci, pct
 
 # Part 1: every measured iteration's ratio, per body, from "bound/bare ratios: [...]" lines.
 alternating = defaultdict(list)
@@ -121,21 +124,7 @@ for r in csv.DictReader(open(sys.argv[2])):
     runs[(r["body"], r["variant"])][int(r["round"])] = float(r["score_us"])
 
 def median(v):
-    v = sorted(v)
-    n = len(v)
-    return (v[(n - 1) // 2] + v[n // 2]) / 2
-
-def median_ci(values, level=0.95):
-    # Distribution-free interval of a median from order statistics (binomial), as startup.sh does.
-    v = sorted(values)
-    n = len(v)
-    cdf, k = 0.0, 0
-    while True:
-        nxt = cdf + math.comb(n, k) / 2 ** n
-        if nxt > (1 - level) / 2:
-            break
-        cdf, k = nxt, k + 1
-    return None if k == 0 else (v[k - 1], v[n - k])
+    return pct(v, 50)
 
 def verdict(ci):
     if ci is None:

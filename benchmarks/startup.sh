@@ -236,6 +236,9 @@ python3 - "$OUT/runs.csv" <<'EOF' | tee "$OUT/summary.txt"
 import csv, math, random, sys
 from collections import defaultdict
 
+sys.path.insert(0, "benchmarks")
+from stats import median_ci, pct
+
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["warmup"] == "0"]
 variants = list(dict.fromkeys(r["variant"] for r in rows))
 STEPS = (("env_ms", "step spring.boot.application.environment-prepared, main thread's wall time"),
@@ -249,33 +252,12 @@ for r in rows:
         if r.get(metric, "-") not in ("-", ""):
             by[metric].setdefault(r["variant"], {})[int(r["round"])] = float(r[metric])
 
-def pct(values, p):
-    # Linear interpolation between closest ranks (numpy's default, R's type 7).
-    v = sorted(values)
-    k = (len(v) - 1) * p / 100
-    lo, hi = math.floor(k), math.ceil(k)
-    return v[lo] + (v[hi] - v[lo]) * (k - lo)
-
 def boot_p10_diff(a, b, resamples=2000):
     # Percentile bootstrap of p10(a) - p10(b), the two samples resampled independently; seeded, so
     # that the same runs.csv always gives the same interval.
     rnd = random.Random(1)
     d = sorted(pct(rnd.choices(a, k=len(a)), 10) - pct(rnd.choices(b, k=len(b)), 10) for _ in range(resamples))
     return d[int(0.025 * resamples)], d[int(0.975 * resamples) - 1]
-
-def median_ci(values, level=0.95):
-    # Distribution-free confidence interval of a median from order statistics (binomial).
-    v = sorted(values)
-    n = len(v)
-    cdf, k = 0.0, 0
-    while True:
-        nxt = cdf + math.comb(n, k) / 2 ** n
-        if nxt > (1 - level) / 2:
-            break
-        cdf, k = nxt, k + 1
-    if k == 0:
-        return None
-    return v[k - 1], v[n - k]
 
 print(f"{len(set(int(r['round']) for r in rows))} measured rounds; milliseconds (classes: a count)")
 for metric, what in (("ready_ms", "JVM uptime at ApplicationReadyEvent (primary)"),
