@@ -89,6 +89,36 @@ class UformMetricsAutoConfigurationTest {
 	}
 
 	@Test
+	void contextsMadeOneAfterAnotherOnOneRegistryEachMeasureTheirOwnExecutors() {
+		// The same through Boot: MetricsAutoConfiguration binds each context's binders to the registry
+		// bean. This registry ignores close(): as a bean of the first context it would otherwise be
+		// closed with it (Spring closes AutoCloseable beans), and a closed registry registers nothing.
+		SimpleMeterRegistry shared = new SimpleMeterRegistry() {
+			@Override
+			public void close() {
+			}
+		};
+		for (int cycle = 1; cycle <= 3; cycle++) {
+			int forks = cycle;
+			this.contextRunner
+				.withBean("meterRegistry", MeterRegistry.class, () -> shared)
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					Executor ram = context.getBean(RAM, Executor.class);
+					for (int fork = 0; fork < forks; fork++) {
+						ram.forN(2, (index) -> {
+						});
+					}
+					assertThat(shared.get("uform.executor.forks").tag("name", RAM).functionCounter().count())
+						.as("forks of this context's executor").isEqualTo(forks);
+					assertThat(shared.get("executor.pool.size").tag("name", RAM).gauge().value()).isEqualTo(2);
+				});
+			assertThat(shared.isClosed()).isFalse();
+			assertThat(shared.find("uform.executor.forks").meters()).as("executor meters after close").isEmpty();
+		}
+	}
+
+	@Test
 	void everyExecutorMeterExistsWithItsTagsAndMicrometersNamesCarryOnlyTheNameTag() {
 		this.contextRunner.withBean(SimpleMeterRegistry.class).run((context) -> {
 			assertThat(context).hasNotFailed()
