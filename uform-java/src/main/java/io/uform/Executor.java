@@ -661,6 +661,20 @@ public final class Executor implements AutoCloseable {
 		}
 	}
 
+	/** The class each device dispatches as: the config's {@code gpuClass}, else the device's own. */
+	private List<String> gpuClasses() {
+		VramPlan plan = this.resources.plan;
+		if (plan == null) {
+			return List.of();
+		}
+		return plan.devices.stream().map((device) -> (plan.gpuClass != null) ? plan.gpuClass : device.gpuClass()).toList();
+	}
+
+	private boolean borrowedStreams() {
+		VramPlan plan = this.resources.plan;
+		return plan != null && plan.streams != null;
+	}
+
 	/**
 	 * Each device's ordinal in its backend ({@code CUdevice} ordinal for NVIDIA, after
 	 * {@code CUDA_VISIBLE_DEVICES}), for the mesh to query the driver about it.
@@ -715,7 +729,7 @@ public final class Executor implements AutoCloseable {
 				this.placement.cpuClass(), (pinned == null) ? "pinned" : "not pinned: " + pinned, pool.forks(),
 				deferred.inFlight(), deferred.limit(), deferred.completed(), deferred.failed(), deferred.cancelled(),
 				deferred.rejected(), deferred.running(), deferred.waitCount(), deferred.waitNanos(), deferred.runCount(),
-				deferred.runNanos(), this.resources.ordinals, List.copyOf(scratch));
+				deferred.runNanos(), this.resources.ordinals, gpuClasses(), borrowedStreams(), List.copyOf(scratch));
 	}
 
 	@Override

@@ -36,6 +36,11 @@ import java.util.List;
  * @param deferredRunNanos time those calls ran, from start to return or throw, summed, in nanoseconds
  * @param devices a VRAM executor's devices, as ordinals in {@link Uform#gpuDevices()}; empty for a
  *        RAM executor
+ * @param gpuClasses the GPU class each of a VRAM executor's devices dispatches as, in {@code devices}
+ *        order: the config's {@code gpuClass} where one was set, else the device's own class; empty for
+ *        a RAM executor
+ * @param borrowedStreams whether a VRAM executor runs on CUDA streams its config lent it (the
+ *        config's {@code streams}) rather than on streams of its own; {@code false} for a RAM executor
  * @param scratch a VRAM executor's activation scratch, one entry per device; empty for a RAM
  *        executor, which has no scratch of its own
  */
@@ -43,7 +48,8 @@ public record ExecutorStatistics(String name, Executor.Kind kind, Executor.State
 		List<Integer> memoryDomains, String cpuClass, String pinning, long forks, int deferredInFlight,
 		int deferredLimit, long deferredCompleted, long deferredFailed, long deferredCancelled, long deferredRejected,
 		int deferredRunning, long deferredWaitCount, long deferredWaitNanos, long deferredRunCount,
-		long deferredRunNanos, List<Integer> devices, List<ScratchStatistics> scratch) {
+		long deferredRunNanos, List<Integer> devices, List<String> gpuClasses, boolean borrowedStreams,
+		List<ScratchStatistics> scratch) {
 
 	/**
 	 * How many memory domains (colocations) the threads span.

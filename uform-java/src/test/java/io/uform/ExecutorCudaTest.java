@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.uform.UformException.Status;
+import io.uform.gpu.GpuClasses;
 import io.uform.gpu.RecordingCuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,6 +65,34 @@ class ExecutorCudaTest {
 				.endsWith("4:0x64, 4:0x8, 4:0x3]");
 			assertThat(this.cuda.calls()).anySatisfy((call) -> assertThat(call)
 				.startsWith("cuLaunchKernel").contains(Long.toHexString(lane.streamAddress())));
+		}
+	}
+
+	@Test
+	void statisticsNameTheClassEachDeviceDispatchesAsAndWhetherItsStreamsAreBorrowed() {
+		String own = this.cuda.devices().get(0).gpuClass();
+		String older = GpuClasses.known().stream()
+			.filter((name) -> !name.equals(own) && VramPlan.runsOn(name, own))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("no class older than " + own + " to dispatch as"));
+		Executor owner = vram(ExecutorForVramConfig.defaults().withDevices(List.of(0, 1)));
+		Executor asOlder = vram(ExecutorForVramConfig.defaults().withDevices(List.of(0)).withGpuClass(older));
+		List<Long> streams = owner.lanes().stream().map(DeviceLane::streamAddress).toList();
+		Executor borrower = vram(new ExecutorForVramConfig(List.of(0, 1), null, null, null, streams, null, null));
+		try {
+			assertThat(owner.statistics().gpuClasses()).containsExactly(own, this.cuda.devices().get(1).gpuClass());
+			assertThat(owner.statistics().borrowedStreams()).isFalse();
+			assertThat(asOlder.statistics().gpuClasses()).containsExactly(older);
+			assertThat(borrower.statistics().borrowedStreams()).isTrue();
+			try (Executor ram = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
+				assertThat(ram.statistics().gpuClasses()).isEmpty();
+				assertThat(ram.statistics().borrowedStreams()).isFalse();
+			}
+		}
+		finally {
+			borrower.free();
+			asOlder.free();
+			owner.free();
 		}
 	}
 

@@ -279,9 +279,11 @@ public class UformEndpoint {
 		static ExecutorDescriptor of(ExecutorStatistics statistics) {
 			List<ScratchDescriptor> scratch = statistics.scratch().stream().map(ScratchDescriptor::of).toList();
 			Long scratchLimit = statistics.scratch().isEmpty() ? null : statistics.scratch().get(0).limitBytes();
+			String streams = (statistics.kind() != Executor.Kind.VRAM) ? null
+					: statistics.borrowedStreams() ? "borrowed" : "own";
 			ExecutorConfigDescriptor config = new ExecutorConfigDescriptor(statistics.threads(),
 					statistics.memoryDomains(), statistics.cpuClass(), statistics.deferredLimit(), statistics.devices(),
-					scratchLimit);
+					statistics.gpuClasses(), streams, scratchLimit);
 			DeferredDescriptor deferred = new DeferredDescriptor(statistics.deferredInFlight(),
 					statistics.deferredLimit(), statistics.deferredCompleted(), statistics.deferredFailed(),
 					statistics.deferredCancelled(), statistics.deferredRejected());
@@ -300,11 +302,16 @@ public class UformEndpoint {
 	 * @param deferredLimit deferred calls tracked at once
 	 * @param devices a VRAM executor's devices, as ordinals in {@link Uform#gpuDevices()}; empty for a
 	 *        RAM executor
+	 * @param gpuClasses the GPU class each device dispatches as, in {@code devices} order: the
+	 *        configured {@code gpu-class}, else the device's own; empty for a RAM executor
+	 * @param streams a VRAM executor's CUDA streams: {@code own}, or {@code borrowed} from its config;
+	 *        left out for a RAM executor
 	 * @param scratchLimitBytes a VRAM executor's ceiling on scratch per device; left out where scratch may
 	 *        grow until the device is full, and for a RAM executor
 	 */
 	public record ExecutorConfigDescriptor(int threads, List<Integer> memoryDomains, String cpuClass,
-			int deferredLimit, List<Integer> devices, @Nullable Long scratchLimitBytes) {
+			int deferredLimit, List<Integer> devices, List<String> gpuClasses, @Nullable String streams,
+			@Nullable Long scratchLimitBytes) {
 	}
 
 	/**

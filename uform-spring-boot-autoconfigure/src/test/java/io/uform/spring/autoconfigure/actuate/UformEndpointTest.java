@@ -140,7 +140,8 @@ class UformEndpointTest {
 			assertThat(json.get("kind").asString()).isEqualTo("RAM");
 			assertThat(json.get("state").asString()).isEqualTo("RUNNING");
 			assertThat(json.get("config").propertyNames()).containsExactly("threads", "memoryDomains", "cpuClass",
-					"deferredLimit", "devices");
+					"deferredLimit", "devices", "gpuClasses");
+			assertThat(json.get("config").get("gpuClasses").isEmpty()).isTrue();
 			assertThat(json.get("deferred").propertyNames()).containsExactly("inFlight", "limit", "completed",
 					"failed", "cancelled", "rejected");
 		});
@@ -157,6 +158,9 @@ class UformEndpointTest {
 			assertThat(described.name()).isEqualTo(vram.name());
 			assertThat(described.config().devices()).isEqualTo(vram.statistics().devices()).hasSize(1);
 			assertThat(described.config().scratchLimitBytes()).isEqualTo(64L * 1024 * 1024);
+			// Simulated devices dispatch as their own class, on streams of the executor's own.
+			assertThat(described.config().gpuClasses()).containsExactly("simulated");
+			assertThat(described.config().streams()).isEqualTo("own");
 			assertThat(described.scratch()).hasSize(1).allSatisfy((scratch) -> {
 				assertThat(scratch.device()).isZero();
 				assertThat(scratch.ordinal()).isEqualTo(vram.statistics().devices().get(0));
