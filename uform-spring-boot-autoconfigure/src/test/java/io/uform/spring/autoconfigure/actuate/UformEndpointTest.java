@@ -18,6 +18,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.uform.Executor;
+import io.uform.GpuReadings;
 import io.uform.ExecutorForRamConfig;
 import io.uform.GpuDevice;
 import io.uform.GpuVendor;
@@ -102,6 +103,23 @@ class UformEndpointTest {
 			List<DeviceDescriptor> devices = endpoint.uform().devices();
 			assertThat(devices).hasSize(2).allSatisfy((device) -> assertThat(device.readings()).isNull());
 			assertThat(json(context, devices).get(0).has("readings")).isFalse();
+		});
+	}
+
+	@Test
+	void everyReadingAVendorReportsIsShownUnderItsDocumentedKey() {
+		// Simulated devices report memory only; a vendor's utilisation, power and temperature come
+		// through the same record.
+		this.contextRunner.run((context) -> {
+			UformEndpoint endpoint = new UformEndpoint(context, Uform::gpuDevices,
+					(ordinal) -> new GpuReadings(1000L + ordinal, 4000L, 87, 612.5, 71.0));
+			DeviceDescriptor device = endpoint.uform().devices().get(1);
+			assertThat(json(context, device).get("readings").propertyNames()).containsExactly("memoryUsedBytes",
+					"memoryTotalBytes", "utilisationPercent", "powerWatts", "temperatureCelsius");
+			assertThat(json(context, device).get("readings").get("memoryUsedBytes").asLong()).isEqualTo(1001L);
+			assertThat(json(context, device).get("readings").get("utilisationPercent").asInt()).isEqualTo(87);
+			assertThat(json(context, device).get("readings").get("powerWatts").asDouble()).isEqualTo(612.5);
+			assertThat(json(context, device).get("readings").get("temperatureCelsius").asDouble()).isEqualTo(71.0);
 		});
 	}
 
