@@ -122,16 +122,13 @@ public final class ScratchArena {
 			return;
 		}
 		this.closed = true;
-		for (Block block : this.free) {
-			this.context.free(block.address);
-		}
-		for (Block block : this.used) {
-			this.context.free(block.address);
-		}
+		List<Block> all = new ArrayList<>(this.free);
+		all.addAll(this.used);
 		this.free.clear();
 		this.used.clear();
 		this.reserved = 0;
 		this.inUse = 0;
+		freeEach(all);
 	}
 
 	private Block takeFree(long size) {
@@ -178,11 +175,38 @@ public final class ScratchArena {
 
 	/** Gives every free block back to the driver. */
 	private void trim() {
-		for (Block block : this.free) {
-			this.context.free(block.address);
+		List<Block> blocks = new ArrayList<>(this.free);
+		this.free.clear();
+		for (Block block : blocks) {
 			this.reserved -= block.size;
 		}
-		this.free.clear();
+		freeEach(blocks);
+	}
+
+	/**
+	 * Frees every block, going on past a failure, then throws the first failure (the others
+	 * suppressed into it). The blocks must already be out of {@link #free} and {@link #used}: a block
+	 * whose free failed is in an unknown state, and one freed before a later failure must never be
+	 * handed out again, nor freed twice by {@link #close()}.
+	 */
+	private void freeEach(List<Block> blocks) {
+		RuntimeException failure = null;
+		for (Block block : blocks) {
+			try {
+				this.context.free(block.address);
+			}
+			catch (RuntimeException ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
 	}
 
 	private UformException outOfMemory(long asked, String bound) {
