@@ -10,6 +10,9 @@
 #   .device/mesh-classes/       the MeshJoinBenchmark classes (the rest of it is in the cli jar)
 #   .device/startup-lib/        the few startup-benchmark jars the sample's fat jar lacks (starters)
 #   benchmarks/startup/target/  the startup benchmark's classes and class path files (built here)
+#   .device/commit.txt          the commit these were built from (device-run.sh prints it, so that a
+#                               stale .device shows in the results); run this script again right
+#                               before a device run
 #
 # .device/ is ignored by git. The device tool copies the working tree plus what `carry` names, 64 MiB
 # in all, so this script stops when the two carried paths and the tracked files would pass 60 MiB.
@@ -38,6 +41,10 @@ mkdir -p "$OUT_DIR/mesh-classes/io/uform/bench" "$OUT_DIR/startup-lib"
 cp uform-java/target/uform-java-*-cli.jar "$OUT_DIR/uform-java-cli.jar"
 sample=$(ls sample-app/target/uform-sample-app-*.jar | grep -v original | head -n 1)
 cp "$sample" "$OUT_DIR/sample.jar"
+{
+	echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!.device' 2>/dev/null || echo ' with uncommitted changes')"
+	echo "built: $(date -u +%FT%TZ)"
+} > "$OUT_DIR/commit.txt"
 cp benchmarks/target/classes/io/uform/bench/MeshJoinBenchmark*.class "$OUT_DIR/mesh-classes/io/uform/bench/"
 
 # The startup benchmark's jars: the sample's BOOT-INF/lib holds all but the starters (jars without
@@ -68,7 +75,9 @@ if (( total > 60 * 1024 * 1024 )); then
 	exit 1
 fi
 cat <<EOF
-== ready. On a session lent a GPU machine, one call:
-   run(command="bash scripts/device-run.sh", carry=[".device", "benchmarks/startup/target"], timeout_s=560)
-   (about 7 minutes: gpu-check with the sample's load, the mesh join warm and cold, the startup benchmark)
+== ready ($(cat "$OUT_DIR/commit.txt" | head -n 1)). On a session lent a GPU machine, first the GPU
+   checks alone (about 1-2 minutes once the machine is up), leaving time to rerun them:
+   run(command="STEPS=gpu-check bash scripts/device-run.sh", carry=[".device", "benchmarks/startup/target"], timeout_s=300)
+   then, with the time left, what needs cores or a driver rather than the GPU (about 5 minutes):
+   run(command="STEPS='mesh startup' bash scripts/device-run.sh", carry=[".device", "benchmarks/startup/target"], timeout_s=420)
 EOF

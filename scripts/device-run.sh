@@ -9,27 +9,45 @@
 #      cannot show.
 #   3. The starter's startup cost with a real driver, so GPU discovery initialises CUDA
 #      (docs/benchmarks.md "Startup cost of the starter"), STARTUP_RUNS rounds (default 10).
-# A step that fails does not stop the next. Exit status: the first failing step's (gpu-check.sh: 1 a
-# check failed, 2 no GPU; the mesh benchmark: 1 a round failed, 2 the target was missed), else 0.
+# STEPS picks them (default "gpu-check mesh startup"): only gpu-check needs the GPU, so a short
+# device budget runs STEPS=gpu-check first, with time left to rerun it. A step that fails does not
+# stop the next. Each step's exit status is listed at the end and in machine.txt (gpu-check.sh: 1 a
+# check failed, 2 no GPU; the mesh benchmark: 1 a round failed, 2 the target was missed); the
+# script's own is the first failing step's, else 0.
 #
-# The GPU machine has no Java and cannot fetch anything: scripts/device-prepare.sh, run beforehand on
-# the development machine, puts a Java runtime and the jars in .device/ and prints the call to make:
-#   run(command="bash scripts/device-run.sh", carry=[".device", "benchmarks/startup/target"], timeout_s=560)
-# Without .device/ it uses a JDK from JAVA_HOME or PATH and the jars of a local build.
+# The GPU machine has no Java and cannot fetch anything: scripts/device-prepare.sh, run right before
+# on the development machine, puts a Java runtime and the jars in .device/ (with commit.txt, printed
+# into machine.txt: results from a stale .device say so) and prints the calls to make. The carried
+# runtime is used unless JAVA_HOME is set. Without .device/ it uses a JDK from JAVA_HOME or PATH and
+# the jars of a local build.
 #
 # Output: the terminal, and in $OUT (the device tool's folder that comes back; else a new directory
 # under /tmp) at most 8 files: machine.txt, one .txt per step, startup-summary.txt, startup-runs.csv.
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
+STEPS=${STEPS:-gpu-check mesh startup}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/uform-device-run.XXXXXX")}
 mkdir -p "$OUT"
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/uform-device-scratch.XXXXXX")
+# The runtime is unpacked, and JNA extracts its native library, under a temp directory: where /tmp is
+# mounted noexec neither could run from there, so use the working tree instead.
+scratch_base=${TMPDIR:-/tmp}
+if command -v findmnt > /dev/null && findmnt -no OPTIONS -T "$scratch_base" 2>/dev/null | grep -qw noexec; then
+	scratch_base=$(pwd)
+	noexec_tmp=1
+fi
+scratch=$(mktemp -d "$scratch_base/uform-device-scratch.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
+if [[ -n "${noexec_tmp:-}" ]]; then
+	mkdir -p "$scratch/tmp"
+	export JAVA_TOOL_OPTIONS="${JAVA_TOOL_OPTIONS:+$JAVA_TOOL_OPTIONS }-Djava.io.tmpdir=$scratch/tmp"
+fi
 status=0
+summary=()
 
-# Java: the carried runtime where the machine has none.
-if [[ -z "${JAVA_HOME:-}" ]] && ! command -v java > /dev/null && [[ -f .device/jre.tar.xz ]]; then
+# Java: the carried runtime (the one device-prepare.sh built and tested with) unless JAVA_HOME is set;
+# a java on PATH may be older than 17.
+if [[ -z "${JAVA_HOME:-}" ]] && [[ -f .device/jre.tar.xz ]]; then
 	if command -v xz > /dev/null; then
 		tar -C "$scratch" -xJf .device/jre.tar.xz
 	else
@@ -63,9 +81,14 @@ step() { # name, command...
 	"$@" 2>&1 | tee "$OUT/$name.txt"
 	rc=${PIPESTATUS[0]}
 	echo "== $name: exit $rc"
+	summary+=("$name: exit $rc")
 	if (( rc != 0 && status == 0 )); then
 		status=$rc
 	fi
+}
+
+wanted() { # whether STEPS names this step
+	[[ " $STEPS " == *" $1 "* ]]
 }
 
 {
@@ -73,15 +96,24 @@ step() { # name, command...
 	echo "nproc: $(nproc)"
 	"$JAVA" -version 2>&1
 	if command -v nvidia-smi > /dev/null; then
-		nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 || true
+		# MIG: a partitioned GPU shows CUDA an instance's memory, not the whole board's.
+		nvidia-smi --query-gpu=name,driver_version,mig.mode.current --format=csv,noheader 2>&1 || true
 	else
 		echo "nvidia-smi: not found"
 	fi
 	echo "cli jar: ${cli_jar:-none}; sample jar: ${sample_jar:-none}"
+	if [[ -f .device/commit.txt ]]; then
+		sed 's/^/.device /' .device/commit.txt
+	else
+		echo ".device: no commit.txt (jars of a local build, or a .device older than commit.txt)"
+	fi
+	echo "steps: $STEPS${noexec_tmp:+; /tmp is noexec, temp files under the working tree}"
 } 2>&1 | tee "$OUT/machine.txt"
 
-step gpu-check env ${cli_jar:+UFORM_CLI_JAR="$cli_jar"} ${sample_jar:+UFORM_SAMPLE_JAR="$sample_jar"} \
-	bash scripts/gpu-check.sh
+if wanted gpu-check; then
+	step gpu-check env ${cli_jar:+UFORM_CLI_JAR="$cli_jar"} ${sample_jar:+UFORM_SAMPLE_JAR="$sample_jar"} \
+		bash scripts/gpu-check.sh
+fi
 
 # The mesh benchmark from its jar, else from its classes beside the cli jar (which holds uform and JNA).
 if [[ -f benchmarks/target/benchmarks.jar ]]; then
@@ -91,17 +123,22 @@ elif [[ -d .device/mesh-classes && -n "$cli_jar" ]]; then
 else
 	mesh_cp=
 fi
-if [[ -n "$mesh_cp" ]]; then
+if ! wanted mesh; then
+	:
+elif [[ -n "$mesh_cp" ]]; then
 	step mesh-join-warm "$JAVA" -Duform.bench.warm=true -cp "$mesh_cp" io.uform.bench.MeshJoinBenchmark 2,4,8 10 "$scratch"
 	step mesh-join-cold "$JAVA" -cp "$mesh_cp" io.uform.bench.MeshJoinBenchmark 2,4,8 10 "$scratch"
 else
 	echo "== mesh join: skipped, neither benchmarks/target/benchmarks.jar nor .device/mesh-classes" | tee "$OUT/mesh-join-warm.txt"
+	summary+=("mesh: skipped, not built")
 	(( status == 0 )) && status=2
 fi
 
 # The startup benchmark: its jars by file name from the sample's BOOT-INF/lib and .device/startup-lib
 # where ~/.m2 is not there.
-if [[ -f benchmarks/startup/target/classpath-with-uform.txt ]]; then
+if ! wanted startup; then
+	:
+elif [[ -f benchmarks/startup/target/classpath-with-uform.txt ]]; then
 	startup_lib=.device/startup-lib
 	if [[ -n "$sample_jar" ]]; then
 		python3 - "$sample_jar" "$scratch/bootlib" <<'EOF'
@@ -122,7 +159,11 @@ EOF
 	cp "$scratch/startup/runs.csv" "$OUT/startup-runs.csv" 2>/dev/null || true
 else
 	echo "== startup: skipped, benchmarks/startup/target is not built" | tee "$OUT/startup.txt"
+	summary+=("startup: skipped, not built")
 fi
 
+if (( ${#summary[@]} > 0 )); then
+	printf '%s\n' "${summary[@]}" | sed 's/^/step /' | tee -a "$OUT/machine.txt"
+fi
 echo "results: $OUT (exit $status)"
 exit "$status"
