@@ -25,6 +25,7 @@ import io.uform.host.HostPool;
 import io.uform.host.NumaDomain;
 import io.uform.host.NumaTopology;
 import io.uform.host.ThreadPinner;
+import io.uform.gpu.EveryStep;
 import io.uform.gpu.GpuRuntime;
 import io.uform.gpu.ScratchArena;
 import io.uform.gpu.VramDevice;
@@ -927,23 +928,11 @@ public final class Executor implements AutoCloseable {
 				this.held = false;
 				this.plan.letGo();
 			}
-			RuntimeException first = null;
+			EveryStep steps = new EveryStep();
 			for (VramDevice device : this.devices) {
-				try {
-					device.release();
-				}
-				catch (RuntimeException ex) {
-					if (first == null) {
-						first = ex;
-					}
-					else {
-						first.addSuppressed(ex);
-					}
-				}
+				steps.run(device::release);
 			}
-			if (first != null) {
-				throw first;
-			}
+			steps.throwFirst();
 		}
 
 		/**

@@ -190,23 +190,11 @@ public final class ScratchArena {
 	 * handed out again, nor freed twice by {@link #close()}.
 	 */
 	private void freeEach(List<Block> blocks) {
-		RuntimeException failure = null;
+		EveryStep steps = new EveryStep();
 		for (Block block : blocks) {
-			try {
-				this.context.free(block.address);
-			}
-			catch (RuntimeException ex) {
-				if (failure == null) {
-					failure = ex;
-				}
-				else {
-					failure.addSuppressed(ex);
-				}
-			}
+			steps.run(() -> this.context.free(block.address));
 		}
-		if (failure != null) {
-			throw failure;
-		}
+		steps.throwFirst();
 	}
 
 	private UformException outOfMemory(long asked, String bound) {

@@ -1,8 +1,6 @@
 package io.uform.gpu;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 import io.uform.GpuDevice;
@@ -202,34 +200,19 @@ public final class VramDevice {
 			return;
 		}
 		this.released = true;
-		List<RuntimeException> failures = new ArrayList<>();
-		step(failures, this.context::makeCurrent);
-		step(failures, this::synchronize);
+		EveryStep steps = new EveryStep();
+		steps.run(this.context::makeCurrent);
+		steps.run(this::synchronize);
 		for (long module : this.modules.values()) {
-			step(failures, () -> this.context.unloadModule(module));
+			steps.run(() -> this.context.unloadModule(module));
 		}
 		this.modules.clear();
 		this.functions.clear();
 		if (this.ownsStream) {
-			step(failures, () -> this.context.destroyStream(this.stream));
+			steps.run(() -> this.context.destroyStream(this.stream));
 		}
-		step(failures, this.scratch::close);
-		step(failures, this.context::close);
-		if (!failures.isEmpty()) {
-			RuntimeException first = failures.get(0);
-			for (int i = 1; i < failures.size(); i++) {
-				first.addSuppressed(failures.get(i));
-			}
-			throw first;
-		}
-	}
-
-	private static void step(List<RuntimeException> failures, Runnable step) {
-		try {
-			step.run();
-		}
-		catch (RuntimeException ex) {
-			failures.add(ex);
-		}
+		steps.run(this.scratch::close);
+		steps.run(this.context::close);
+		steps.throwFirst();
 	}
 }
