@@ -98,7 +98,7 @@ public final class DeviceLane {
 	 * @param to the destination, at least as large
 	 */
 	public void copyToDevice(HostBuffer from, DeviceBuffer to) {
-		UformException.requireArgument(from, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
+		requireHostBuffer(from);
 		copyToDevice(from, 0, to, 0, from.bytes());
 	}
 
@@ -111,7 +111,7 @@ public final class DeviceLane {
 	 * @param bytes how many
 	 */
 	public void copyToDevice(HostBuffer from, long fromOffset, DeviceBuffer to, long toOffset, long bytes) {
-		UformException.requireArgument(from, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
+		requireHostBuffer(from);
 		from.requireLane(this, "copyToDevice");
 		long device = deviceRange(to, toOffset, bytes, "copyToDevice");
 		this.device.makeCurrentForWork(this.executor);
@@ -129,7 +129,7 @@ public final class DeviceLane {
 	 * @param to the destination
 	 */
 	public void copyToHost(DeviceBuffer from, HostBuffer to) {
-		UformException.requireArgument(to, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
+		requireHostBuffer(to);
 		copyToHost(from, 0, to, 0, to.bytes());
 	}
 
@@ -142,7 +142,7 @@ public final class DeviceLane {
 	 * @param bytes how many
 	 */
 	public void copyToHost(DeviceBuffer from, long fromOffset, HostBuffer to, long toOffset, long bytes) {
-		UformException.requireArgument(to, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
+		requireHostBuffer(to);
 		to.requireLane(this, "copyToHost");
 		long device = deviceRange(from, fromOffset, bytes, "copyToHost");
 		this.device.makeCurrentForWork(this.executor);
@@ -257,6 +257,10 @@ public final class DeviceLane {
 					+ buffer.bytes() + " bytes");
 		}
 		return address + offset;
+	}
+
+	private static void requireHostBuffer(HostBuffer buffer) {
+		UformException.requireArgument(buffer, "host buffer", "pass a HostBuffer from lane.hostBuffer(bytes)");
 	}
 
 	private static void requireBytes(DeviceBuffer buffer, long floats, String name) {

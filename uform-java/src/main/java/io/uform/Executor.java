@@ -662,20 +662,6 @@ public final class Executor implements AutoCloseable {
 		}
 	}
 
-	/** The class each device dispatches as: the config's {@code gpuClass}, else the device's own. */
-	private List<String> gpuClasses() {
-		VramPlan plan = this.resources.plan;
-		if (plan == null) {
-			return List.of();
-		}
-		return plan.devices.stream().map((device) -> (plan.gpuClass != null) ? plan.gpuClass : device.gpuClass()).toList();
-	}
-
-	private boolean borrowedStreams() {
-		VramPlan plan = this.resources.plan;
-		return plan != null && plan.streams != null;
-	}
-
 	/**
 	 * Each device's ordinal in its backend ({@code CUdevice} ordinal for NVIDIA, after
 	 * {@code CUDA_VISIBLE_DEVICES}), for the mesh to query the driver about it.
@@ -730,7 +716,8 @@ public final class Executor implements AutoCloseable {
 				this.placement.cpuClass(), (pinned == null) ? "pinned" : "not pinned: " + pinned, pool.forks(),
 				deferred.inFlight(), deferred.limit(), deferred.completed(), deferred.failed(), deferred.cancelled(),
 				deferred.rejected(), deferred.running(), deferred.waitCount(), deferred.waitNanos(), deferred.runCount(),
-				deferred.runNanos(), this.resources.ordinals, gpuClasses(), borrowedStreams(), List.copyOf(scratch));
+				deferred.runNanos(), this.resources.ordinals, this.resources.gpuClasses,
+				this.resources.plan != null && this.resources.plan.streams != null, List.copyOf(scratch));
 	}
 
 	@Override
@@ -794,6 +781,9 @@ public final class Executor implements AutoCloseable {
 		/** Their ordinals in {@link Uform#gpuDevices()}. */
 		final List<Integer> ordinals;
 
+		/** The class each dispatches as: the config's {@code gpuClass}, else the device's own. */
+		final List<String> gpuClasses;
+
 		private final VramPlan plan;
 
 		private boolean devicesReleased;
@@ -816,6 +806,10 @@ public final class Executor implements AutoCloseable {
 			}
 			this.devices = (plan == null) ? List.of() : openDevices(name, plan);
 			this.ordinals = (plan == null) ? List.of() : plan.ordinals;
+			this.gpuClasses = (plan == null) ? List.of()
+					: plan.devices.stream()
+						.map((device) -> (plan.gpuClass != null) ? plan.gpuClass : device.gpuClass())
+						.toList();
 			List<VramDevice> opened = this.devices;
 			IntConsumer startWorker = (thread) -> {
 				String failure = pinner.pinCurrentThread(placement.cpusOf(thread));

@@ -125,8 +125,9 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * Nothing relies on inotify or locks: polling is bounded ({@link #POLL_INTERVAL}), indices are claimed
  * by {@code link(2)} (atomic on NFS too), and every file is closed before it is linked or renamed,
  * which NFS's close-to-open consistency needs. A job directory that the last one out of a finished
- * run renames away while a new run makes it or writes into it is made again. NFS clients cache directory listings for {@code acdirmin}..{@code acdirmax} (30-60 s by
- * default), so a new file may show late; mount the directory with {@code lookupcache=positive} or
+ * run renames away while a new run makes it or writes into it is made again. NFS clients cache
+ * directory listings for {@code acdirmin}..{@code acdirmax} (30-60 s by default), so a new file may
+ * show late; mount the directory with {@code lookupcache=positive} or
  * {@code actimeo=1}, or keep the timeout well above that.
  */
 public final class FileRendezvous {
@@ -1210,7 +1211,6 @@ public final class FileRendezvous {
 		 * Tells the others (when asked) and removes this process's files. Best effort: the failure being
 		 * reported matters more than a file that could not be written or removed.
 		 */
-
 		synchronized void giveUp(UformException failure, boolean abortOthers) {
 			if (this.gaveUp) {
 				return;
