@@ -10,11 +10,11 @@ package io.uform;
  *        driver reserves; amdgpu {@code mem_info_vram_used})
  * @param memoryTotalBytes device memory, bytes (NVML {@code total}, amdgpu {@code mem_info_vram_total},
  *        or the total discovery read where no live source exists)
- * @param utilisationPercent share of the last sample period the GPU was busy, 0-100
+ * @param utilizationPercent share of the last sample period the GPU was busy, 0-100
  * @param powerWatts board power draw, watts (NVML: a 1 s average on Ampere and newer)
  * @param temperatureCelsius GPU die (NVIDIA) or edge (amdgpu {@code temp1}) temperature, degrees Celsius
  */
-public record GpuReadings(Long memoryUsedBytes, Long memoryTotalBytes, Integer utilisationPercent,
+public record GpuReadings(Long memoryUsedBytes, Long memoryTotalBytes, Integer utilizationPercent,
 		Double powerWatts, Double temperatureCelsius) {
 
 	/** A reading with nothing reported. */
@@ -25,7 +25,7 @@ public record GpuReadings(Long memoryUsedBytes, Long memoryTotalBytes, Integer u
 	 * @return {@code true} when at least one field is set
 	 */
 	public boolean any() {
-		return this.memoryUsedBytes != null || this.memoryTotalBytes != null || this.utilisationPercent != null
+		return this.memoryUsedBytes != null || this.memoryTotalBytes != null || this.utilizationPercent != null
 				|| this.powerWatts != null || this.temperatureCelsius != null;
 	}
 }

@@ -182,8 +182,8 @@ public final class UformInfo {
 		else if (now.memoryTotalBytes() != null) {
 			parts.add(String.format(Locale.ROOT, "memory ? / %.1f GiB", now.memoryTotalBytes() / GIB));
 		}
-		if (now.utilisationPercent() != null) {
-			parts.add("utilisation " + now.utilisationPercent() + " %");
+		if (now.utilizationPercent() != null) {
+			parts.add("utilisation " + now.utilizationPercent() + " %");
 		}
 		if (now.powerWatts() != null) {
 			parts.add(String.format(Locale.ROOT, "power %.1f W", now.powerWatts()));

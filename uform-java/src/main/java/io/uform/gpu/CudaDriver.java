@@ -124,7 +124,7 @@ public interface CudaDriver {
 	 * @param index an NVML index
 	 * @return percent of the last sample period a kernel ran
 	 */
-	int nvmlUtilisationPercent(int index);
+	int nvmlUtilizationPercent(int index);
 
 	/**
 	 * {@code nvmlDeviceGetPowerUsage}.

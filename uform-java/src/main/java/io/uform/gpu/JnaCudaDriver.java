@@ -258,7 +258,7 @@ public final class JnaCudaDriver implements CudaDriver {
 	}
 
 	@Override
-	public int nvmlUtilisationPercent(int index) {
+	public int nvmlUtilizationPercent(int index) {
 		// nvmlUtilization_t: gpu @0, memory @4.
 		Memory utilisation = cleared(8);
 		nvmlCall("nvmlDeviceGetUtilizationRates", handle(index), utilisation);

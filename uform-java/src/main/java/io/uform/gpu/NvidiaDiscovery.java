@@ -205,7 +205,7 @@ final class NvidiaDiscovery {
 			return new GpuReadings(null, discoveredTotal, null, null, null);
 		}
 		CudaDriver.NvmlMemory memory = orNull(() -> driver.nvmlMemory(nvmlIndex));
-		Integer utilisation = orNull(() -> driver.nvmlUtilisationPercent(nvmlIndex));
+		Integer utilisation = orNull(() -> driver.nvmlUtilizationPercent(nvmlIndex));
 		Long milliwatts = orNull(() -> driver.nvmlPowerMilliwatts(nvmlIndex));
 		Integer celsius = orNull(() -> driver.nvmlTemperatureCelsius(nvmlIndex));
 		return new GpuReadings(memory == null ? null : memory.usedBytes(),

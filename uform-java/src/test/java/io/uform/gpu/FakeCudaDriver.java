@@ -228,7 +228,7 @@ final class FakeCudaDriver implements CudaDriver {
 	}
 
 	@Override
-	public int nvmlUtilisationPercent(int index) {
+	public int nvmlUtilizationPercent(int index) {
 		call("nvmlDeviceGetUtilizationRates");
 		return orNotSupported("nvmlDeviceGetUtilizationRates", byNvml(index).utilisation);
 	}

@@ -28,7 +28,7 @@ class GpuDiscoveryTest {
 		assertThat(discovery.devices()).extracting(GpuDevice::vendor)
 			.containsExactly(GpuVendor.NVIDIA, GpuVendor.AMD, GpuVendor.AMD);
 		assertThat(discovery.problems()).isEmpty();
-		assertThat(discovery.readings(0).utilisationPercent()).isEqualTo(42);
+		assertThat(discovery.readings(0).utilizationPercent()).isEqualTo(42);
 		assertThat(discovery.readings(2).memoryTotalBytes()).isEqualTo(64 * GIB);
 	}
 

@@ -109,7 +109,7 @@ class NvidiaDiscoveryTest {
 		assertThat(devices(scan).get(0).gpuClass()).isEqualTo("nvidia-blackwell");
 		assertThat(now.memoryTotalBytes()).isEqualTo(180 * GIB);
 		assertThat(now.memoryUsedBytes()).isEqualTo(45 * GIB);
-		assertThat(now.utilisationPercent()).isEqualTo(42);
+		assertThat(now.utilizationPercent()).isEqualTo(42);
 		assertThat(now.powerWatts()).isNull();
 		assertThat(now.temperatureCelsius()).isNull();
 	}

@@ -162,7 +162,7 @@ public class UformEndpoint {
 		Map<String, Object> reported = new LinkedHashMap<>();
 		putIfReported(reported, "memoryUsedBytes", now.memoryUsedBytes());
 		putIfReported(reported, "memoryTotalBytes", now.memoryTotalBytes());
-		putIfReported(reported, "utilisationPercent", now.utilisationPercent());
+		putIfReported(reported, "utilizationPercent", now.utilizationPercent());
 		putIfReported(reported, "powerWatts", now.powerWatts());
 		putIfReported(reported, "temperatureCelsius", now.temperatureCelsius());
 		return reported;
@@ -244,7 +244,7 @@ public class UformEndpoint {
 	 * @param pciBusId {@code domain:bus:device.function}; left out where unknown
 	 * @param simulated whether it is a simulated device ({@code uform.devices.simulated})
 	 * @param readings what the vendor reports now ({@code memoryUsedBytes}, {@code memoryTotalBytes},
-	 *        {@code utilisationPercent}, {@code powerWatts}, {@code temperatureCelsius}), each left out
+	 *        {@code utilizationPercent}, {@code powerWatts}, {@code temperatureCelsius}), each left out
 	 *        where it is not reported; the whole left out when the device could not be read
 	 */
 	public record DeviceDescriptor(int ordinal, GpuVendor vendor, int vendorOrdinal, @Nullable String gpuClass,

@@ -120,7 +120,7 @@ public final class UformGpuMetrics implements MeterBinder {
 		MEMORY_TOTAL("uform.gpu.memory.total", "bytes", "Device memory", GpuReadings::memoryTotalBytes),
 
 		UTILIZATION("uform.gpu.utilization", "percent", "Share of the last sample period the GPU was busy, 0-100",
-				GpuReadings::utilisationPercent),
+				GpuReadings::utilizationPercent),
 
 		POWER("uform.gpu.power", "watts", "Board power draw", GpuReadings::powerWatts),
 

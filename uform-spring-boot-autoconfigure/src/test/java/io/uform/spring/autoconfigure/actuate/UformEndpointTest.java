@@ -115,9 +115,9 @@ class UformEndpointTest {
 					(ordinal) -> new GpuReadings(1000L + ordinal, 4000L, 87, 612.5, 71.0));
 			DeviceDescriptor device = endpoint.uform().devices().get(1);
 			assertThat(json(context, device).get("readings").propertyNames()).containsExactly("memoryUsedBytes",
-					"memoryTotalBytes", "utilisationPercent", "powerWatts", "temperatureCelsius");
+					"memoryTotalBytes", "utilizationPercent", "powerWatts", "temperatureCelsius");
 			assertThat(json(context, device).get("readings").get("memoryUsedBytes").asLong()).isEqualTo(1001L);
-			assertThat(json(context, device).get("readings").get("utilisationPercent").asInt()).isEqualTo(87);
+			assertThat(json(context, device).get("readings").get("utilizationPercent").asInt()).isEqualTo(87);
 			assertThat(json(context, device).get("readings").get("powerWatts").asDouble()).isEqualTo(612.5);
 			assertThat(json(context, device).get("readings").get("temperatureCelsius").asDouble()).isEqualTo(71.0);
 		});
