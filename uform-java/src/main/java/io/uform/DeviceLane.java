@@ -1,5 +1,8 @@
 package io.uform;
 
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
 import io.uform.gpu.ScratchArena;
 import io.uform.gpu.VramDevice;
 
@@ -19,6 +22,13 @@ import io.uform.gpu.VramDevice;
  * lane can be used from any thread; queue work on one lane from one thread at a time, since the
  * order of work on a stream is the order of the calls.
  *
+ * <h2>Freeing</h2>
+ * A lane keeps its executor reachable: code that holds only lanes (or buffers and kernels, which hold
+ * their lane) never has the executor's devices released under it by the garbage collector. A verb
+ * that races {@link Executor#free()} either finishes before the device is released or fails with
+ * {@link UformException.Status#FREED}; free waits for the verbs in progress, never gives memory back
+ * under a copy that is being queued.
+ *
  * <h2>Foreign libraries</h2>
  * {@link #streamAddress()} is the {@code CUstream} that JCuda, ONNX Runtime's CUDA provider or any
  * other CUDA library can queue work on, so that it is ordered with the executor's own work. On a
@@ -26,12 +36,22 @@ import io.uform.gpu.VramDevice;
  */
 public final class DeviceLane {
 
+	/** The longest pause between two looks at a busy stream in {@link #awaitIdle(long)}. */
+	private static final long MAX_IDLE_POLL_PAUSE = TimeUnit.MILLISECONDS.toNanos(1);
+
+	/**
+	 * The executor this lane belongs to, held so that it stays reachable while the lane is: its
+	 * Cleaner releases the devices once the executor is unreachable.
+	 */
+	private final Executor owner;
+
 	private final String executor;
 
 	private final VramDevice device;
 
-	DeviceLane(String executor, VramDevice device) {
-		this.executor = executor;
+	DeviceLane(Executor owner, VramDevice device) {
+		this.owner = owner;
+		this.executor = owner.name();
 		this.device = device;
 	}
 
@@ -76,8 +96,13 @@ public final class DeviceLane {
 	 */
 	public DeviceBuffer reserve(long bytes) {
 		ScratchArena scratch = this.device.scratch();
-		this.device.makeCurrentForWork(this.executor);
-		return new DeviceBuffer(this, scratch, scratch.reserve(bytes), bytes);
+		this.device.enterWork(this.executor);
+		try {
+			return new DeviceBuffer(this, scratch, scratch.reserve(bytes), bytes);
+		}
+		finally {
+			this.device.exitWork();
+		}
 	}
 
 	/**
@@ -114,12 +139,18 @@ public final class DeviceLane {
 		requireHostBuffer(from);
 		from.requireLane(this, "copyToDevice");
 		long device = deviceRange(to, toOffset, bytes, "copyToDevice");
-		this.device.makeCurrentForWork(this.executor);
 		// Under the buffer's monitor until the copy is queued: close() takes it too, then waits for the
-		// stream, so the memory is never freed under a copy in flight.
+		// stream, so the memory is never freed under a copy in flight. The monitor comes first, as in
+		// close(), which enters the device to wait for the stream while it holds the monitor.
 		synchronized (from) {
-			this.device.context().copyToDevice(device, from.pointer(fromOffset, bytes, "copyToDevice"), bytes,
-					this.device.stream());
+			this.device.enterWork(this.executor);
+			try {
+				this.device.context().copyToDevice(device, from.pointer(fromOffset, bytes, "copyToDevice"), bytes,
+						this.device.stream());
+			}
+			finally {
+				this.device.exitWork();
+			}
 		}
 	}
 
@@ -145,11 +176,16 @@ public final class DeviceLane {
 		requireHostBuffer(to);
 		to.requireLane(this, "copyToHost");
 		long device = deviceRange(from, fromOffset, bytes, "copyToHost");
-		this.device.makeCurrentForWork(this.executor);
-		// As in copyToDevice: the buffer cannot be closed while the copy is being queued.
+		// As in copyToDevice: the buffer cannot be closed while the copy is being queued; monitor first.
 		synchronized (to) {
-			this.device.context().copyToHost(to.pointer(toOffset, bytes, "copyToHost"), device, bytes,
-					this.device.stream());
+			this.device.enterWork(this.executor);
+			try {
+				this.device.context().copyToHost(to.pointer(toOffset, bytes, "copyToHost"), device, bytes,
+						this.device.stream());
+			}
+			finally {
+				this.device.exitWork();
+			}
 		}
 	}
 
@@ -162,8 +198,13 @@ public final class DeviceLane {
 	 */
 	public Kernel kernel(KernelSource source) {
 		UformException.requireArgument(source, "source", "pass a KernelSource, e.g. Kernels.dotF32()");
-		this.device.makeCurrentForWork(this.executor);
-		return new Kernel(this, source.entry(), this.device.function(source.ptx(), source.entry()));
+		this.device.enterWork(this.executor);
+		try {
+			return new Kernel(this, source.entry(), this.device.function(source.ptx(), source.entry()));
+		}
+		finally {
+			this.device.exitWork();
+		}
 	}
 
 	/**
@@ -185,9 +226,14 @@ public final class DeviceLane {
 			throw UformException.invalid("sharedBytes", sharedBytes, "dynamic shared memory is 0 or more bytes");
 		}
 		long function = kernel.function(this);
-		this.device.makeCurrentForWork(this.executor);
-		this.device.context().launch(function, gridXyz, blockXyz, sharedBytes, this.device.stream(),
-				args.resolve(this, "the launch of " + kernel.entry()));
+		this.device.enterWork(this.executor);
+		try {
+			this.device.context().launch(function, gridXyz, blockXyz, sharedBytes, this.device.stream(),
+					args.resolve(this, "the launch of " + kernel.entry()));
+		}
+		finally {
+			this.device.exitWork();
+		}
 	}
 
 	/**
@@ -220,8 +266,50 @@ public final class DeviceLane {
 
 	/** Waits until everything queued on this device's stream is done. */
 	public void synchronize() {
-		this.device.makeCurrentForWork(this.executor);
-		this.device.synchronize();
+		this.device.enterWork(this.executor);
+		try {
+			this.device.synchronize();
+		}
+		finally {
+			this.device.exitWork();
+		}
+	}
+
+	/**
+	 * Waits until everything queued on the stream is done or the deadline passes, polling the stream
+	 * (a {@code cuStreamSynchronize} cannot be given a deadline): first at once, then with pauses that
+	 * grow from 50 us to 1 ms, so a short kernel costs little latency and a long one little CPU.
+	 * @param deadline {@link System#nanoTime()} to give up at; {@link Long#MAX_VALUE} waits as long as
+	 *        the work takes, in one {@link #synchronize()}
+	 * @return {@code true} when the stream is idle, {@code false} at the deadline
+	 * @throws InterruptedException when interrupted while polling
+	 */
+	boolean awaitIdle(long deadline) throws InterruptedException {
+		if (deadline == Long.MAX_VALUE) {
+			synchronize();
+			return true;
+		}
+		long pause = TimeUnit.MICROSECONDS.toNanos(50);
+		while (true) {
+			this.device.enterWork(this.executor);
+			try {
+				if (this.device.idle()) {
+					return true;
+				}
+			}
+			finally {
+				this.device.exitWork();
+			}
+			long left = deadline - System.nanoTime();
+			if (left <= 0) {
+				return false;
+			}
+			if (Thread.interrupted()) {
+				throw new InterruptedException();
+			}
+			LockSupport.parkNanos(Math.min(pause, left));
+			pause = Math.min(pause * 2, MAX_IDLE_POLL_PAUSE);
+		}
 	}
 
 	/** Makes the device's context current on the calling thread, before a device task runs. */

@@ -129,7 +129,7 @@ public final class Executor implements AutoCloseable {
 				threadStart, plan);
 		List<DeviceLane> made = new ArrayList<>();
 		for (VramDevice device : this.resources.devices) {
-			made.add(new DeviceLane(this.resources.name, device));
+			made.add(new DeviceLane(this, device));
 		}
 		this.lanes = List.copyOf(made);
 		CLEANER.register(this, this.resources);
@@ -409,8 +409,8 @@ public final class Executor implements AutoCloseable {
 	}
 
 	/**
-	 * Waits for every call submitted so far (deferred calls, and any fork in progress), then idles
-	 * the threads in the given mood.
+	 * Waits for every call submitted so far (deferred calls, any fork in progress, and on a VRAM
+	 * executor the work queued on its streams), then idles the threads in the given mood.
 	 * @param mood {@link Mood#PARKED} to use no CPU when idle, {@link Mood#GRINDING} to spin for the
 	 *        lowest wake-up latency
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} from inside a task or deferred call of
@@ -422,8 +422,9 @@ public final class Executor implements AutoCloseable {
 	}
 
 	/**
-	 * Waits at most {@code timeout} for every call submitted so far (deferred calls, and any fork in
-	 * progress), then idles the threads in the given mood.
+	 * Waits at most {@code timeout} for every call submitted so far (deferred calls, any fork in
+	 * progress, and on a VRAM executor the work queued on its streams, which it polls), then idles the
+	 * threads in the given mood.
 	 * @param mood what idle threads do once drained
 	 * @param timeout the longest wait; {@link Duration#ZERO} only looks
 	 * @return {@code true} when everything finished in time and the mood is set; {@code false} when
@@ -451,9 +452,11 @@ public final class Executor implements AutoCloseable {
 			if (!this.resources.deferred.awaitSubmitted(deadline) || !this.resources.pool.awaitIdle(deadline)) {
 				return false;
 			}
-			// A VRAM executor's work is not done until its streams are.
+			// A VRAM executor's work is not done until its streams are; a deadline bounds that wait too.
 			for (DeviceLane lane : this.lanes) {
-				lane.synchronize();
+				if (!lane.awaitIdle(deadline)) {
+					return false;
+				}
 			}
 			this.resources.pool.setMood(mood);
 			return true;
@@ -614,12 +617,11 @@ public final class Executor implements AutoCloseable {
 		if (callsDone && joined) {
 			// Idle and stopped: no task or call can touch the devices any more.
 			owned.releaseDevices();
-			if (owned.releaseFailure != null) {
-				throw owned.releaseFailure;
-			}
+			owned.throwReleaseFailure();
 			return;
 		}
-		String what = ((stuck != null) ? stuck : "a fork still in progress") + "; " + dropped
+		String releasing = owned.releasingNow();
+		String what = ((stuck != null) ? stuck : (releasing != null) ? releasing : "a fork still in progress") + "; " + dropped
 				+ " queued call(s) were dropped (their futures completed with FREED)";
 		List<String> alive = owned.pool.liveWorkers();
 		if (!owned.deferred.terminated()) {
@@ -791,8 +793,16 @@ public final class Executor implements AutoCloseable {
 		/** Set by the deferred thread after its last call. */
 		private volatile boolean runnerDone;
 
-		/** What releasing the devices on another thread threw, for free() to report. */
-		private volatile RuntimeException releaseFailure;
+		/**
+		 * What releasing the devices threw (a {@link RuntimeException} or an {@link Error}), for free()
+		 * to report whichever thread released them. Written under this object's lock, in
+		 * {@link #releaseDevices()}, before the lock is let go: a free() that finds the devices
+		 * released, which takes the same lock, always sees it.
+		 */
+		private volatile Throwable releaseFailure;
+
+		/** The device being released now and what that waits for, for a free() that runs out of time. */
+		private volatile String releasingDevice;
 
 		/** Whether this executor counts as holding its devices (see {@link VramPlan}). */
 		private boolean held;
@@ -870,7 +880,7 @@ public final class Executor implements AutoCloseable {
 					try {
 						device.release();
 					}
-					catch (RuntimeException again) {
+					catch (RuntimeException | Error again) {
 						ex.addSuppressed(again);
 					}
 				}
@@ -903,9 +913,10 @@ public final class Executor implements AutoCloseable {
 			try {
 				releaseDevices();
 			}
-			catch (RuntimeException ex) {
-				// Kept for free() to report; on the collector's path nobody is listening.
-				this.releaseFailure = ex;
+			catch (RuntimeException | Error ex) {
+				// Kept by releaseDevices for free() to report (on the collector's path nobody is
+				// listening); caught here so that the deferred thread, which usually runs this, ends
+				// normally even on an Error.
 			}
 		}
 
@@ -924,9 +935,40 @@ public final class Executor implements AutoCloseable {
 			}
 			EveryStep steps = new EveryStep();
 			for (VramDevice device : this.devices) {
+				this.releasingDevice = "releasing device " + device.index() + " (" + device.device().name() + "), which "
+						+ "waits for the work queued on its stream to finish";
 				steps.run(device::release);
 			}
-			steps.throwFirst();
+			this.releasingDevice = null;
+			try {
+				steps.throwFirst();
+			}
+			catch (RuntimeException | Error ex) {
+				this.releaseFailure = ex;
+				throw ex;
+			}
+		}
+
+		/**
+		 * Throws what releasing the devices threw, whichever thread released them.
+		 * @throws RuntimeException or {@link Error}, as the release threw it
+		 */
+		void throwReleaseFailure() {
+			Throwable failure = this.releaseFailure;
+			if (failure instanceof RuntimeException ex) {
+				throw ex;
+			}
+			if (failure instanceof Error error) {
+				throw error;
+			}
+		}
+
+		/**
+		 * What the release of the devices waits for now.
+		 * @return a description, or {@code null} when no release is in progress
+		 */
+		String releasingNow() {
+			return this.releasingDevice;
 		}
 
 		/**

@@ -1,6 +1,7 @@
 package io.uform.cli;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -11,6 +12,7 @@ import io.uform.Executor;
 import io.uform.ExecutorForVramConfig;
 import io.uform.GpuDevice;
 import io.uform.HostBuffer;
+import io.uform.Mood;
 import io.uform.ScratchStatistics;
 import io.uform.Uform;
 import io.uform.UformException;
@@ -98,6 +100,11 @@ public final class VramCheck {
 			long drainStart = System.nanoTime();
 			executor.drain();
 			pass("drain", "streams synchronised in " + micros(drainStart) + " us");
+			// A drain with a deadline polls the stream (cuStreamQuery) instead of synchronising it.
+			long timedStart = System.nanoTime();
+			boolean drained = executor.drain(Mood.PARKED, Duration.ofSeconds(30));
+			check("drain with a deadline", drained, "streams polled (cuStreamQuery), drained in " + micros(timedStart)
+					+ " us");
 		}
 		catch (UformException | AssertionError ex) {
 			fail("unexpected", ex.toString());

@@ -96,6 +96,14 @@ public interface CudaCompute {
 	void streamSynchronize(long stream);
 
 	/**
+	 * {@code cuStreamQuery}: whether everything queued on the stream is done, without waiting.
+	 * @param stream a {@code CUstream}, or 0 for the legacy default stream
+	 * @return {@code true} on {@code CUDA_SUCCESS}, {@code false} on {@code CUDA_ERROR_NOT_READY}
+	 *         (600), which is no error; any other status throws
+	 */
+	boolean streamQuery(long stream);
+
+	/**
 	 * {@code cuMemAlloc_v2}.
 	 * @param bytes at least 1
 	 * @return the {@code CUdeviceptr}

@@ -299,6 +299,18 @@ public final class CudaRuntime implements GpuRuntime {
 		}
 
 		@Override
+		public boolean idle(long stream) {
+			open();
+			try {
+				return this.compute.streamQuery(stream);
+			}
+			catch (DriverCallException ex) {
+				// As for a synchronise: a faulting kernel's error surfaces here too.
+				throw failed(ex, " querying stream " + hex(stream));
+			}
+		}
+
+		@Override
 		public long allocate(long bytes) {
 			open();
 			if (bytes < 1) {

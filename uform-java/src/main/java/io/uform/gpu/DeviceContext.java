@@ -50,6 +50,14 @@ public interface DeviceContext extends AutoCloseable {
 	void synchronize(long stream);
 
 	/**
+	 * Whether every operation queued on the stream is done, without waiting ({@code cuStreamQuery}):
+	 * what a wait with a deadline polls.
+	 * @param stream a stream handle
+	 * @return {@code true} when nothing queued is left
+	 */
+	boolean idle(long stream);
+
+	/**
 	 * Allocates device memory ({@code cuMemAlloc_v2}).
 	 * @param bytes at least 1
 	 * @return the device address

@@ -33,6 +33,9 @@ public final class JnaCudaCompute implements CudaCompute {
 	/** Room for the JIT error log: enough for the first errors of a refused module, which say why. */
 	static final int JIT_LOG_BYTES = 8192;
 
+	/** {@code cuStreamQuery}'s "work still queued", which is not a failure. */
+	private static final int CUDA_ERROR_NOT_READY = 600;
+
 	private final Function cuDevicePrimaryCtxRetain;
 
 	private final Function cuDevicePrimaryCtxRelease;
@@ -44,6 +47,8 @@ public final class JnaCudaCompute implements CudaCompute {
 	private final Function cuStreamDestroy;
 
 	private final Function cuStreamSynchronize;
+
+	private final Function cuStreamQuery;
 
 	private final Function cuMemAlloc;
 
@@ -74,6 +79,7 @@ public final class JnaCudaCompute implements CudaCompute {
 		this.cuStreamCreate = cuda.required("cuStreamCreate");
 		this.cuStreamDestroy = cuda.required("cuStreamDestroy_v2");
 		this.cuStreamSynchronize = cuda.required("cuStreamSynchronize");
+		this.cuStreamQuery = cuda.required("cuStreamQuery");
 		this.cuMemAlloc = cuda.required("cuMemAlloc_v2");
 		this.cuMemFree = cuda.required("cuMemFree_v2");
 		this.cuMemGetInfo = cuda.required("cuMemGetInfo_v2");
@@ -140,6 +146,16 @@ public final class JnaCudaCompute implements CudaCompute {
 	@Override
 	public void streamSynchronize(long stream) {
 		check("cuStreamSynchronize", this.cuStreamSynchronize.invokeInt(new Object[] { handle(stream) }));
+	}
+
+	@Override
+	public boolean streamQuery(long stream) {
+		int result = this.cuStreamQuery.invokeInt(new Object[] { handle(stream) });
+		if (result == CUDA_ERROR_NOT_READY) {
+			return false;
+		}
+		check("cuStreamQuery", result);
+		return true;
 	}
 
 	@Override

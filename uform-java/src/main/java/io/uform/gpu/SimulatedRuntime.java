@@ -301,6 +301,13 @@ public final class SimulatedRuntime implements GpuRuntime {
 		}
 
 		@Override
+		public boolean idle(long stream) {
+			// As for synchronize: nothing is ever left queued.
+			checkStream("cuStreamQuery", stream);
+			return true;
+		}
+
+		@Override
 		public long allocate(long bytes) {
 			ensureOpen("cuMemAlloc_v2");
 			if (bytes < 1) {

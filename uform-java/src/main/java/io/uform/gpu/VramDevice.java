@@ -2,6 +2,7 @@ package io.uform.gpu;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import io.uform.GpuDevice;
 import io.uform.UformException;
@@ -15,6 +16,18 @@ import io.uform.UformException.Status;
  * <p>Calls that reach the driver need the context current on the calling thread; the executor's
  * threads do that ({@link #makeCurrent()}), user code never has to. Module loading is
  * {@code synchronized}: deferred calls and fork tasks may both load a kernel on one device.
+ *
+ * <h2>Work against release</h2>
+ * Invariant between a lane's verbs (any thread) and {@link #release()} (the thread that frees the
+ * executor, or the deferred thread): every verb runs between {@link #enterWork} and {@link #exitWork},
+ * holding {@link #inUse}'s read lock from its check of {@link #released} until its driver call has
+ * returned; release sets {@code released} (no new verb gets in) and then takes the write lock before
+ * it touches the stream, the scratch or the context. So a verb racing a release either finishes
+ * before anything is given back or fails with {@code FREED}; none reaches the driver with memory or a
+ * stream that was already given back (which, with another user keeping the context alive, could
+ * write into someone else's memory). Lock order: a host buffer's monitor, then {@link #inUse}, then
+ * this object's monitor or the scratch arena's ({@code HostBuffer.close()} holds its monitor while it
+ * waits for the stream, so a copy takes the buffer's monitor before it enters).
  */
 public final class VramDevice {
 
@@ -36,8 +49,14 @@ public final class VramDevice {
 
 	private final Map<String, Long> functions = new HashMap<>();
 
-	/** Written under this object's lock; volatile so that work can be refused without taking it. */
+	/** Set first thing by {@link #release()}; volatile so that work is refused without waiting. */
 	private volatile boolean released;
+
+	/** Read-held by a verb from its check to its driver call's return, write-held by the release. */
+	private final ReentrantReadWriteLock inUse = new ReentrantReadWriteLock();
+
+	/** Written under {@link #inUse}'s write lock: whether the release ran (not only began). */
+	private boolean releaseDone;
 
 	/**
 	 * Opens the device, makes its context current on this thread and creates or borrows the stream.
@@ -125,20 +144,58 @@ public final class VramDevice {
 	}
 
 	/**
-	 * Binds the context to the calling thread, for work a user queues: refused once released.
+	 * Binds the context to the calling thread, for work a user queues: refused once released. Only
+	 * for a thread the release cannot overlap (the executor's own workers before a device task); a
+	 * verb that reaches the driver uses {@link #enterWork} instead.
 	 * @param executor the executor's name, for the message
 	 * @throws UformException {@link Status#FREED} after {@link #release()}
 	 */
 	public void makeCurrentForWork(String executor) {
 		if (this.released) {
-			throw new UformException(Status.FREED, "Executor '" + executor + "' was freed, and device " + this.index
-					+ " with it; make a new executor to run more work");
+			throw freed(executor);
 		}
 		this.context.makeCurrent();
 	}
 
 	/**
-	 * Whether {@link #release()} ran: the stream, scratch and context are gone.
+	 * Begins a verb that reaches the driver: refused once released, else holds off the release until
+	 * {@link #exitWork()} and binds the context to the calling thread. Call {@code exitWork} in a
+	 * {@code finally} exactly when this returned normally.
+	 * @param executor the executor's name, for the message
+	 * @throws UformException {@link Status#FREED} once {@link #release()} has begun
+	 */
+	public void enterWork(String executor) {
+		if (this.released) {
+			// Checked before the lock too: a release waiting for the write lock holds new readers back,
+			// and a verb that arrives after the release began is refused at once, not after it.
+			throw freed(executor);
+		}
+		this.inUse.readLock().lock();
+		try {
+			if (this.released) {
+				throw freed(executor);
+			}
+			this.context.makeCurrent();
+		}
+		catch (RuntimeException | Error ex) {
+			this.inUse.readLock().unlock();
+			throw ex;
+		}
+	}
+
+	/** Ends a verb begun by {@link #enterWork}: the release may go on once no verb is in progress. */
+	public void exitWork() {
+		this.inUse.readLock().unlock();
+	}
+
+	private UformException freed(String executor) {
+		return new UformException(Status.FREED, "Executor '" + executor + "' was freed, and device " + this.index
+				+ " with it; make a new executor to run more work");
+	}
+
+	/**
+	 * Whether {@link #release()} has begun: no new work gets in, and the stream, scratch and context
+	 * are gone or going once the verbs in progress have returned.
 	 * @return {@code true} once released
 	 */
 	public boolean released() {
@@ -153,6 +210,14 @@ public final class VramDevice {
 	/** Waits for everything queued on the stream; the context must be current. */
 	public void synchronize() {
 		this.context.synchronize(this.stream);
+	}
+
+	/**
+	 * Whether everything queued on the stream is done, without waiting; the context must be current.
+	 * @return {@code true} when nothing queued is left
+	 */
+	public boolean idle() {
+		return this.context.idle(this.stream);
 	}
 
 	/**
@@ -190,16 +255,29 @@ public final class VramDevice {
 	}
 
 	/**
-	 * Releases everything in order, with the context current on the calling thread: waits for the
-	 * stream, unloads the modules, destroys the stream if it was created here, frees the scratch,
-	 * closes the context. Every step runs even if one fails; the first failure is thrown at the end.
-	 * Calling it again does nothing.
+	 * Releases everything in order, with the context current on the calling thread: refuses new work,
+	 * waits for the verbs in progress on other threads, waits for the stream, unloads the modules,
+	 * destroys the stream if it was created here, frees the scratch, closes the context. Every step
+	 * runs even if one fails; the first failure is thrown at the end. Calling it again does nothing.
+	 * Never call it from inside a verb (a thread holding the read lock would wait for itself); the
+	 * executor releases on its own threads once no task can run.
 	 */
-	public synchronized void release() {
-		if (this.released) {
-			return;
-		}
+	public void release() {
 		this.released = true;
+		this.inUse.writeLock().lock();
+		try {
+			if (this.releaseDone) {
+				return;
+			}
+			this.releaseDone = true;
+			releaseNow();
+		}
+		finally {
+			this.inUse.writeLock().unlock();
+		}
+	}
+
+	private synchronized void releaseNow() {
 		EveryStep steps = new EveryStep();
 		steps.run(this.context::makeCurrent);
 		steps.run(this::synchronize);

@@ -20,6 +20,8 @@ public final class RecordingCuda {
 
 	private final RecordingCudaCompute compute = new RecordingCudaCompute();
 
+	private final PausingCudaCompute pausing = new PausingCudaCompute(this.compute);
+
 	private final CudaRuntime runtime;
 
 	private final List<GpuDevice> devices;
@@ -32,7 +34,7 @@ public final class RecordingCuda {
 		for (int i = 0; i < count; i++) {
 			this.driver.gpu("NVIDIA H100 80GB HBM3", 9, 0, 132, 80L << 30, 0x1B + 0x10 * i);
 		}
-		this.runtime = new CudaRuntime(this.driver, this.compute);
+		this.runtime = new CudaRuntime(this.driver, this.pausing);
 		this.devices = GpuDiscovery.discover(() -> Optional.of(this.driver), Path.of("/nonexistent"), Map.of()).devices();
 	}
 
@@ -120,6 +122,26 @@ public final class RecordingCuda {
 	 */
 	public void failNext(String call, int code, String name) {
 		this.compute.failNext(call, code, name);
+	}
+
+	/**
+	 * Holds the next driver call of that name inside the driver until the pause is resumed, so that a
+	 * test can race it against another thread.
+	 * @param call the exported symbol, like {@code cuMemcpyHtoDAsync_v2}
+	 * @return the pause
+	 */
+	public PausingCudaCompute.Pause pauseNext(String call) {
+		return this.pausing.pauseNext(call);
+	}
+
+	/**
+	 * Makes the next {@code queries} {@code cuStreamQuery} calls on a stream answer "not ready", as
+	 * while a long kernel runs on it.
+	 * @param stream the stream
+	 * @param queries how many
+	 */
+	public void busyFor(long stream, int queries) {
+		this.compute.busyFor(stream, queries);
 	}
 
 	/**

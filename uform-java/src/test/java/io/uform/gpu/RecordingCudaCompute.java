@@ -80,6 +80,9 @@ final class RecordingCudaCompute implements CudaCompute {
 	/** Function handle to its module. */
 	private final Map<Long, Long> functions = new HashMap<>();
 
+	/** Per stream, how many more queries answer "not ready". */
+	private final Map<Long, Integer> busyQueries = new HashMap<>();
+
 	private final ThreadLocal<Long> current = ThreadLocal.withInitial(() -> 0L);
 
 	private long nextContext = 0xC000;
@@ -266,6 +269,33 @@ final class RecordingCudaCompute implements CudaCompute {
 		requireStream(call, stream, context);
 		injected(call);
 		this.calls.add(call + " " + hex(stream));
+	}
+
+	@Override
+	public synchronized boolean streamQuery(long stream) {
+		String call = "cuStreamQuery";
+		long context = requireCurrent(call);
+		requireStream(call, stream, context);
+		injected(call);
+		this.calls.add(call + " " + hex(stream));
+		// Work queued here is done at once, unless a test made the stream busy.
+		int busy = this.busyQueries.getOrDefault(stream, 0);
+		if (busy > 0) {
+			this.busyQueries.put(stream, busy - 1);
+			return false;
+		}
+		return true;
+	}
+
+	/**
+	 * Makes the next {@code times} queries of a stream answer "not ready", as for a kernel still running.
+	 * @param stream the stream
+	 * @param times how many queries
+	 * @return this
+	 */
+	synchronized RecordingCudaCompute busyFor(long stream, int times) {
+		this.busyQueries.put(stream, times);
+		return this;
 	}
 
 	@Override
