@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
@@ -176,14 +177,12 @@ public final class UformAutoConfiguration {
 	@Bean(name = MESH_BEAN_NAME, destroyMethod = "free")
 	@ConditionalOnMissingBean(name = MESH_BEAN_NAME)
 	@ConditionalOnBean(MeshOptions.class)
-	Mesh uformMesh(MeshOptions options, @Qualifier(VRAM_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> vramExecutor) {
+	Mesh uformMesh(MeshOptions options, @Qualifier(VRAM_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> vramExecutor,
+			Environment environment) {
 		Executor executor = vramExecutor.getIfAvailable();
 		if (executor == null) {
 			throw new UformException(UformException.Status.NO_DEVICE, "A mesh joins the GPUs of the VRAM executor bean '"
-					+ VRAM_EXECUTOR_BEAN_NAME + "', and none was made (uform.vram.enabled is auto and this process "
-					+ "sees no GPU, or it is false); run where the GPUs are visible and set uform.vram.enabled=true "
-					+ "so that startup says what discovery found, or for development opt in to simulated devices "
-					+ "with uform.devices.simulated=1");
+					+ VRAM_EXECUTOR_BEAN_NAME + "', and none was made: " + whyNoVramExecutor(environment));
 		}
 		long start = System.nanoTime();
 		Mesh mesh = Mesh.bootstrap(executor, options);
@@ -198,6 +197,21 @@ public final class UformAutoConfiguration {
 		return new UformMeshLifecycle(MESH_BEAN_NAME, mesh);
 	}
 
+	/** Why {@code uformVramExecutor} was not made, naming the setting and where it was set. */
+	private static String whyNoVramExecutor(Environment environment) {
+		ConfigurationProperty enabled = ConfiguredProperties.find(environment, "uform.vram.enabled");
+		String value = (enabled != null) ? String.valueOf(enabled.getValue()).trim() : "auto";
+		String origin = (enabled != null && enabled.getOrigin() != null) ? " (set in " + enabled.getOrigin() + ")" : "";
+		if (value.equalsIgnoreCase("false")) {
+			return "uform.vram.enabled = false" + origin + " turns it off. Remove that setting (auto, the default, makes "
+					+ "the executor where a GPU is seen) or set it to true";
+		}
+		return "uform.vram.enabled is " + ((enabled != null) ? value + origin : "auto (the default)") + " and this "
+				+ "process sees no GPU. Run where the GPUs are visible and set uform.vram.enabled=true so that startup "
+				+ "says what discovery found, or for development opt in to simulated devices with "
+				+ "uform.devices.simulated=1";
+	}
+
 	// Static, as a post-processor must be: it is made before this configuration's other beans.
 	@Bean
 	static UformExecutorDestruction uformExecutorDestruction(Environment environment) {
@@ -209,11 +223,14 @@ public final class UformAutoConfiguration {
 		return new UformVramExecutorReplacement();
 	}
 
+	/** Boot's default {@code spring.lifecycle.timeout-per-shutdown-phase}. */
+	static final Duration DEFAULT_SHUTDOWN_PHASE_TIMEOUT = Duration.ofSeconds(30);
+
 	/** Boot's {@code spring.lifecycle.timeout-per-shutdown-phase}, 30 s unless set. */
 	static Duration shutdownPhaseTimeout(Environment environment) {
 		return Binder.get(environment)
 			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
-			.orElse(Duration.ofSeconds(30));
+			.orElse(DEFAULT_SHUTDOWN_PHASE_TIMEOUT);
 	}
 
 	/**

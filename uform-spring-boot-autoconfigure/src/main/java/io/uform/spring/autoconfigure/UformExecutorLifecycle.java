@@ -10,7 +10,9 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ApplicationContextEvent;
 import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.context.event.ContextRefreshedEvent;
 
 import io.uform.Executor;
 import io.uform.Mood;
@@ -26,8 +28,11 @@ import io.uform.UformException;
  * <h2>Stop without close</h2>
  * A context stopped and started again ({@code stop()}/{@code start()}, as checkpoint and restore
  * do) keeps its executors: a stop only drains them, within the same period, and they serve again
- * after {@code start()}. A stop is a close when this context's {@link ContextClosedEvent} came
- * first: Spring publishes it before it stops the lifecycles of a closing context.
+ * after {@code start()}, in the mood they had. A stop is a close when this context's
+ * {@link ContextClosedEvent} came first (Spring publishes it before it stops the lifecycles of a
+ * closing context), or when no {@link ContextRefreshedEvent} came yet: a refresh that fails while
+ * the lifecycles start (a later lifecycle bean's {@code start()} throws) stops them without a close
+ * event, and that context never starts again.
  *
  * <h2>Phase</h2>
  * {@link #PHASE} is just below Spring Boot's web server graceful-shutdown phase
@@ -46,7 +51,7 @@ import io.uform.UformException;
  * ({@link Executor#leaveExitToOwner()}). An application that turns Boot's hook off
  * ({@code spring.main.register-shutdown-hook=false}) closes its context itself.
  */
-public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListener<ContextClosedEvent>,
+public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListener<ApplicationContextEvent>,
 		ApplicationContextAware {
 
 	/** One below Spring Boot's web server graceful-shutdown phase; see the class comment. */
@@ -66,6 +71,9 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 
 	/** Set by this context's {@link ContextClosedEvent}: from then on a stop frees. */
 	private volatile boolean closing;
+
+	/** Set by this context's {@link ContextRefreshedEvent}: before it, a stop is a failed refresh's. */
+	private volatile boolean refreshed;
 
 	private @Nullable ApplicationContext context;
 
@@ -100,10 +108,16 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 	}
 
 	@Override
-	public void onApplicationEvent(ContextClosedEvent event) {
+	public void onApplicationEvent(ApplicationContextEvent event) {
 		// Events of a child context reach its parent's listeners too; only this context's count.
-		if (this.context == null || event.getApplicationContext() == this.context) {
+		if (this.context != null && event.getApplicationContext() != this.context) {
+			return;
+		}
+		if (event instanceof ContextClosedEvent) {
 			this.closing = true;
+		}
+		else if (event instanceof ContextRefreshedEvent) {
+			this.refreshed = true;
 		}
 	}
 
@@ -141,7 +155,7 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 	}
 
 	private void stopNow() {
-		if (this.closing) {
+		if (this.closing || !this.refreshed) {
 			free();
 		}
 		else {
@@ -156,10 +170,12 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 		}
 		Duration period = effectivePeriod(this.shutdown, this.phaseTimeout);
 		try {
+			// Drained into the mood it has: an application that chose GRINDING keeps it after start().
+			Mood mood = this.executor.statistics().mood();
 			if (period == null) {
-				this.executor.drain();
+				this.executor.drain(mood);
 			}
-			else if (!this.executor.drain(Mood.PARKED, period)) {
+			else if (!this.executor.drain(mood, period)) {
 				logger.warn("uform executor bean '" + this.beanName + "' still had work running after "
 						+ "uform.shutdown.await-termination-period (" + period + ") when the context stopped; it goes on, "
 						+ "and the executor serves again when the context starts");
@@ -204,24 +220,43 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 			}
 			else {
 				logger.warn("uform executor bean '" + beanName + "' could not be freed cleanly: " + ex.getMessage(), ex);
+				freeAtOnce(beanName, executor);
 			}
+		}
+	}
+
+	/**
+	 * After a free that failed for another reason than time, frees without waiting, so that what
+	 * frees the executor in the end is never the bean's unbounded {@code free} destroy method.
+	 */
+	private static void freeAtOnce(String beanName, Executor executor) {
+		if (executor.statistics().state() == Executor.State.FREED) {
+			return;
+		}
+		try {
+			executor.free(Duration.ZERO);
+		}
+		catch (UformException ex) {
+			logger.debug("uform executor bean '" + beanName + "' freed without waiting: " + ex.getMessage(), ex);
 		}
 	}
 
 	/**
 	 * How long freeing waits: {@code await-termination-period}, no longer than the shutdown phase's
 	 * timeout (Spring applies that timeout only to asynchronous stops, and {@link #stop()} is
-	 * synchronous, so it is applied here), or zero without {@code await-termination}.
+	 * synchronous, so it is applied here), or zero without {@code await-termination}. Never negative:
+	 * {@code UformProperties} refuses a negative period at startup, but a negative
+	 * {@code timeout-per-shutdown-phase} is Boot's, and an executor's free refuses a negative wait.
 	 */
 	static @Nullable Duration effectivePeriod(UformProperties.Shutdown shutdown, @Nullable Duration phaseTimeout) {
 		if (!shutdown.isAwaitTermination()) {
 			return Duration.ZERO;
 		}
 		Duration period = shutdown.getAwaitTerminationPeriod();
-		if (phaseTimeout == null) {
-			return period;
+		if (phaseTimeout != null && (period == null || period.compareTo(phaseTimeout) > 0)) {
+			period = phaseTimeout;
 		}
-		return (period == null || period.compareTo(phaseTimeout) > 0) ? phaseTimeout : period;
+		return (period != null && period.isNegative()) ? Duration.ZERO : period;
 	}
 
 	@Override

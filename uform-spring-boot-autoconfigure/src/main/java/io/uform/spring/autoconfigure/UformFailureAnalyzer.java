@@ -133,6 +133,11 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 
 	private static String action(UformException cause, @Nullable Feed feed) {
 		String properties = (feed != null) ? feed.prefix() + ".*" : "the uform.* properties";
+		if (cause.status() == UformException.Status.NO_DEVICE && feed == MESH) {
+			// The mesh needs the VRAM executor; the description says what kept it from being made.
+			return "Make the VRAM executor as the description says, or, to start without a mesh, remove "
+					+ "uform.mesh.host-domain-count.";
+		}
 		return switch (cause.status()) {
 			case NO_DEVICE -> "Check that this machine's GPUs are visible to the process (drivers, container device "
 					+ "mounts, CUDA_VISIBLE_DEVICES); to start without the VRAM executor where there is none, set "

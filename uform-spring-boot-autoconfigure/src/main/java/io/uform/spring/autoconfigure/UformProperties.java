@@ -277,8 +277,8 @@ public class UformProperties {
 		private boolean awaitTermination = true;
 
 		/**
-		 * Longest wait for submitted work when the context closes. A call still running after it
-		 * is reported by name in a WARN log and the executor is freed anyway.
+		 * Longest wait for submitted work when the context closes, zero or more. A call still
+		 * running after it is reported by name in a WARN log and the executor is freed anyway.
 		 */
 		private Duration awaitTerminationPeriod = Duration.ofSeconds(30);
 
@@ -295,6 +295,12 @@ public class UformProperties {
 		}
 
 		public void setAwaitTerminationPeriod(Duration awaitTerminationPeriod) {
+			// Refused while binding, so that startup fails naming the property, its value and where it was
+			// set (Boot's bind report), rather than the close failing to free (a negative wait is invalid).
+			if (awaitTerminationPeriod != null && awaitTerminationPeriod.isNegative()) {
+				throw new IllegalArgumentException("uform.shutdown.await-termination-period must be zero (free at "
+						+ "once) or positive, like 30s; it was " + awaitTerminationPeriod);
+			}
 			this.awaitTerminationPeriod = awaitTerminationPeriod;
 		}
 	}

@@ -65,8 +65,12 @@ import io.uform.gpu.SimulatedDevices;
  * </ol>
  * Keys of the same list or map are compared with their indices set aside, so that a list written as
  * {@code memory-domains=0,1} in one source and {@code memory-domains[0]=0} in another are both
- * valid. Only enumerable property sources are read; from the environment only {@code UFORM_*}
- * variables.
+ * valid; but a list element of a single-value property ({@code uform.ram.threads[0]}, YAML
+ * {@code threads: [8]}) binds to nothing and is reported. A key the binder consumed as it is written
+ * is valid whatever its shape: Boot binds {@code UFORM_MESH_HOST_DOMAIN_INDEX} to
+ * {@code uform.mesh.host-domain-index} too (its legacy mapping of environment variables, dashes as
+ * underscores). Only enumerable property sources are read; from the environment only
+ * {@code UFORM_*} variables.
  *
  * <p>Runs last among the post-processors, so keys any of them added are checked too; it only logs.
  */
@@ -106,7 +110,7 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 		if (keys.isEmpty()) {
 			return;
 		}
-		Set<ConfigurationPropertyName> bound;
+		Bound bound;
 		try {
 			bound = boundNames(environment);
 		}
@@ -116,14 +120,20 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 			return;
 		}
 		Set<String> known = new HashSet<>();
-		bound.forEach((name) -> known.add(shape(name)));
+		Set<String> knownElements = new HashSet<>();
+		bound.names().forEach((name) -> (isElement(name) ? knownElements : known).add(shape(name)));
 		OTHER_SPRING_NAMES.forEach((name) -> known.add(shape(ConfigurationPropertyName.of(name))));
 		String jvmMemory = shape(ConfigurationPropertyName.of(SimulatedDevices.MEMORY_PROPERTY));
 		Map<String, List<Key>> unknown = new LinkedHashMap<>();
 		for (Key key : keys) {
 			String shape = shape(key.name);
-			if (!known.contains(shape) && !(key.system && shape.equals(jvmMemory))) {
-				unknown.computeIfAbsent(shape, (s) -> new ArrayList<>()).add(key);
+			boolean element = isElement(key.name);
+			// A list property bound whole ('0,1') makes its elements valid too; a single-value property
+			// does not make a list element of it valid (checked against the metadata below).
+			boolean valid = bound.written().contains(key.written) || knownElements.contains(shape)
+					|| (!element && known.contains(shape)) || (key.system && shape.equals(jvmMemory));
+			if (!valid) {
+				unknown.computeIfAbsent(shape + (element ? "[]" : ""), (s) -> new ArrayList<>()).add(key);
 			}
 		}
 		if (unknown.isEmpty()) {
@@ -132,12 +142,25 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 		Metadata metadata = Metadata.read(application.getClassLoader(), this.logger);
 		Set<String> candidates = new TreeSet<>(metadata.names);
 		candidates.addAll(OTHER_SPRING_NAMES);
-		bound.forEach((name) -> candidates.add(withoutIndices(name)));
-		unknown.forEach((shape, found) -> {
-			if (!metadata.declares(shape)) {
+		bound.names().forEach((name) -> candidates.add(withoutIndices(name)));
+		unknown.forEach((group, found) -> {
+			boolean element = group.endsWith("[]");
+			String shape = (element) ? group.substring(0, group.length() - 2) : group;
+			if (metadata.declares(shape, element)) {
+				return;
+			}
+			if (element && (known.contains(shape) || metadata.shapes.contains(shape))) {
+				this.logger.warn(singleValueMessage(found, withoutIndices(found.get(0).name)));
+			}
+			else {
 				this.logger.warn(message(found, nearest(shape, candidates)));
 			}
 		});
+	}
+
+	/** Whether a name ends in a list index: {@code memory-domains[0]}, {@code UFORM_RAM_THREADS_0}. */
+	private static boolean isElement(ConfigurationPropertyName name) {
+		return name.getNumberOfElements() > 0 && name.isNumericIndex(name.getNumberOfElements() - 1);
 	}
 
 	/** Every {@code uform.*} key of the enumerable sources, from the environment only {@code UFORM_*}. */
@@ -155,14 +178,18 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 			iterable.stream().filter(PREFIX::isAncestorOf).forEach((name) -> {
 				ConfigurationProperty property = iterable.getConfigurationProperty(name);
 				Origin origin = (property != null) ? property.getOrigin() : null;
-				String written = (origin instanceof PropertySourceOrigin fromSource) ? fromSource.getPropertyName()
-						: name.toString();
+				String written = written(name, origin);
 				if (!environmentVariables || written.toUpperCase(Locale.ROOT).startsWith("UFORM_")) {
 					keys.add(new Key(name, written, origin, system));
 				}
 			});
 		}
 		return keys;
+	}
+
+	/** A key as its source holds it ({@code UFORM_RAM_THREADS}), else its name. */
+	private static String written(ConfigurationPropertyName name, @Nullable Origin origin) {
+		return (origin instanceof PropertySourceOrigin fromSource) ? fromSource.getPropertyName() : name.toString();
 	}
 
 	private static boolean isSystemEnvironment(String sourceName) {
@@ -172,11 +199,14 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 
 	/**
 	 * Every name binding {@link UformProperties} consumes from the environment, as Boot will bind it,
-	 * values it cannot convert included; in the binder's canonical form ({@code uform.ram.cpu-class}),
-	 * which property sources match in any relaxed form.
+	 * values it cannot convert included: in the binder's canonical form ({@code uform.ram.cpu-class}),
+	 * which property sources match in any relaxed form, and as the sources hold them
+	 * ({@code UFORM_MESH_HOST_DOMAIN_INDEX}), since Boot's legacy mapping binds some environment
+	 * variables whose shape differs from the canonical name's.
 	 */
-	private static Set<ConfigurationPropertyName> boundNames(ConfigurableEnvironment environment) {
+	private static Bound boundNames(ConfigurableEnvironment environment) {
 		Set<ConfigurationPropertyName> names = new HashSet<>();
+		Set<String> written = new HashSet<>();
 		Binder.get(environment).bind("uform", Bindable.of(UformProperties.class), new AbstractBindHandler() {
 
 			@Override
@@ -193,12 +223,18 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 			}
 
 			private void record(ConfigurationPropertyName name, BindContext context) {
-				if (context.getConfigurationProperty() != null) {
+				ConfigurationProperty property = context.getConfigurationProperty();
+				if (property != null) {
 					names.add(name);
+					written.add(written(property.getName(), property.getOrigin()));
 				}
 			}
 		});
-		return names;
+		return new Bound(names, written);
+	}
+
+	/** What binding consumed: canonical names, and the keys as their sources hold them. */
+	private record Bound(Set<ConfigurationPropertyName> names, Set<String> written) {
 	}
 
 	/**
@@ -263,6 +299,13 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 				+ ((suggestion != null) ? "did you mean '" + suggestion + "'?" : "no uform property has a similar name.");
 	}
 
+	private static String singleValueMessage(List<Key> found, String property) {
+		String place = (found.get(0).origin != null) ? found.get(0).origin.toString() : "property source of unknown origin";
+		return "Property '" + found.get(0).written + "' (set in " + place + ") is a list element, but '" + property
+				+ "' takes a single value, so it binds to nothing and is ignored; write it without the index, like "
+				+ property + "=8 (YAML: no [ ] around the value)";
+	}
+
 	/** One {@code uform.*} key as a property source holds it. */
 	private record Key(ConfigurationPropertyName name, String written, @Nullable Origin origin, boolean system) {
 	}
@@ -271,12 +314,13 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 	 * The {@code uform.*} properties the configuration metadata on the class path declares: names, and
 	 * the shapes of those whose type is a map (any key below them is an entry).
 	 */
-	private record Metadata(Set<String> names, Set<String> shapes, Set<String> mapShapes) {
+	private record Metadata(Set<String> names, Set<String> shapes, Set<String> mapShapes, Set<String> listShapes) {
 
 		static Metadata read(ClassLoader classLoader, Log logger) {
 			Set<String> names = new TreeSet<>();
 			Set<String> shapes = new HashSet<>();
 			Set<String> mapShapes = new HashSet<>();
+			Set<String> listShapes = new HashSet<>();
 			try {
 				Enumeration<URL> resources = classLoader.getResources(METADATA);
 				while (resources.hasMoreElements()) {
@@ -284,7 +328,7 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 					try (InputStream in = url.openStream()) {
 						String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
 						if (json.contains("\"uform.")) {
-							readProperties(json, names, shapes, mapShapes);
+							readProperties(json, names, shapes, mapShapes, listShapes);
 						}
 					}
 					catch (IOException | RuntimeException ex) {
@@ -295,11 +339,11 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 			catch (IOException ex) {
 				logger.debug("Cannot list configuration metadata", ex);
 			}
-			return new Metadata(names, shapes, mapShapes);
+			return new Metadata(names, shapes, mapShapes, listShapes);
 		}
 
 		private static void readProperties(String json, Set<String> names, Set<String> shapes,
-				Set<String> mapShapes) {
+				Set<String> mapShapes, Set<String> listShapes) {
 			Object properties = JsonParserFactory.getJsonParser().parseMap(json).get("properties");
 			if (!(properties instanceof List<?> list)) {
 				return;
@@ -310,15 +354,22 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 					String shape = shape(ConfigurationPropertyName.of(name));
 					names.add(name);
 					shapes.add(shape);
-					if (property.get("type") instanceof String type && type.startsWith("java.util.Map<")) {
-						mapShapes.add(shape);
+					if (property.get("type") instanceof String type) {
+						if (type.startsWith("java.util.Map<")) {
+							mapShapes.add(shape);
+						}
+						else if (type.startsWith("java.util.List<") || type.startsWith("java.util.Set<")
+								|| type.startsWith("java.util.Collection<") || type.endsWith("[]")) {
+							listShapes.add(shape);
+						}
 					}
 				}
 			}
 		}
 
-		boolean declares(String shape) {
-			if (this.shapes.contains(shape)) {
+		/** Whether a key of that shape is declared: a list element only where the property is a list. */
+		boolean declares(String shape, boolean element) {
+			if ((element) ? this.listShapes.contains(shape) : this.shapes.contains(shape)) {
 				return true;
 			}
 			for (String map : this.mapShapes) {

@@ -123,8 +123,11 @@ class UformFailureAnalyzerTest {
 		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=1",
 				"--uform.vram.enabled=false");
 		assertThat(report).contains("The uform bean 'uformMesh' could not be made")
-			.contains("VRAM executor bean 'uformVramExecutor', and none was made")
-			.contains("uform.devices.simulated=1");
+			.contains("VRAM executor bean 'uformVramExecutor', and none was made: uform.vram.enabled = false (set in "
+					+ "\"uform.vram.enabled\" from property source \"commandLineArgs\") turns it off")
+			.contains("Make the VRAM executor as the description says, or, to start without a mesh, remove "
+					+ "uform.mesh.host-domain-count")
+			.doesNotContain("set uform.vram.enabled=auto");
 	}
 
 	@Test

@@ -85,6 +85,32 @@ class UnknownPropertiesEnvironmentPostProcessorTest {
 	}
 
 	@Test
+	void environmentVariablesWithDashesAsUnderscoresThatBootBindsAreQuiet(CapturedOutput output) {
+		// Boot's legacy mapping binds UFORM_MESH_HOST_DOMAIN_INDEX to uform.mesh.host-domain-index, although
+		// its uniform shape (uform.mesh.host.domain.index) is not that property's.
+		fromEnvironment(Map.of("UFORM_MESH_HOST_DOMAIN_INDEX", "3", "UFORM_RAM_DEFERRED_LIMIT", "8",
+				"UFORM_SHUTDOWN_AWAIT_TERMINATION_PERIOD", "5s"));
+		UformProperties bound = org.springframework.boot.context.properties.bind.Binder.get(this.environment)
+			.bindOrCreate("uform", UformProperties.class);
+		assertThat(bound.getMesh().getHostDomainIndex()).as("Spring binds it").isEqualTo(3);
+		assertThat(bound.getRam().getDeferredLimit()).as("Spring binds it").isEqualTo(8);
+		postProcess();
+		assertThat(unknownLines(output)).isZero();
+	}
+
+	@Test
+	void aSingleValuePropertyWrittenAsAListIsNamedAsBindingToNothing(CapturedOutput output) {
+		fromCommandLine(Map.of("uform.ram.threads[0]", "8"));
+		UformProperties bound = org.springframework.boot.context.properties.bind.Binder.get(this.environment)
+			.bindOrCreate("uform", UformProperties.class);
+		assertThat(bound.getRam().getThreads()).as("what Spring binds").isNull();
+		postProcess();
+		assertThat(output).contains("Property 'uform.ram.threads[0]' (set in \"uform.ram.threads[0]\" from property "
+				+ "source \"commandLineArgs\") is a list element, but 'uform.ram.threads' takes a single value, so it "
+				+ "binds to nothing and is ignored");
+	}
+
+	@Test
 	void keysWithBadValuesAreValidKeys(CapturedOutput output) {
 		fromCommandLine(Map.of("uform.ram.threads", "many", "uform.vram.enabled", "maybe", "uform.mesh.job",
 				"${NO_SUCH_VARIABLE}", "uform.shutdown.await-termination-period", "soon"));
