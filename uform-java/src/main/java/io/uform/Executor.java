@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -540,10 +541,10 @@ public final class Executor implements AutoCloseable {
 			this.freeing = true;
 		}
 		if (!owned.releasing.compareAndSet(false, true)) {
-			// Another thread frees it, within its own period: wait for that rather than start a second,
-			// possibly unbounded, wait of our own on the same calls (a context's lifecycle frees with a
-			// period, and its destroy method may call free() while that runs).
-			awaitRelease(owned);
+			// Another thread frees it: wait for that rather than start a second wait of our own on the
+			// same calls (a context's lifecycle frees with a period, and its destroy method may call free()
+			// while that runs); but no longer than this call's own period.
+			awaitRelease(owned, period);
 			return;
 		}
 		try {
@@ -554,15 +555,56 @@ public final class Executor implements AutoCloseable {
 		}
 	}
 
-	private void awaitRelease(Resources owned) {
+	/**
+	 * Waits for the free another thread is doing, at most {@code period}. When that free waits longer
+	 * (it has no period, or a longer one), this one gives up as its own period says: the queued calls
+	 * are dropped and the workers told to stop, so that the other free ends once what runs returns,
+	 * and this one throws {@code TIMEOUT}. Of two frees, the stricter bound holds.
+	 */
+	private void awaitRelease(Resources owned, Duration period) {
+		long deadline = deadline(period);
 		try {
-			owned.released.await();
+			if (deadline == Long.MAX_VALUE) {
+				owned.released.await();
+				return;
+			}
+			if (owned.released.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+				return;
+			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new UformException(Status.INTERRUPTED, "free() of executor '" + name() + "' was interrupted while "
 					+ "another thread was freeing it; that thread goes on, and the interrupt flag is still set");
 		}
+		DeferredCalls.Dropped dropped = owned.deferred.abandonQueued("free(" + period + ") ran out of time while "
+				+ "another thread was freeing the executor");
+		owned.pool.requestStop();
+		dropped.awaitCompleted(deadline(IDLE_THREADS_EXIT));
+		throw new UformException(Status.TIMEOUT, "Executor '" + name() + "' was being freed by another thread, which "
+				+ "did not finish within this free's " + period + ": " + unfinished(owned, owned.deferred.describeRunning())
+				+ "; " + dropped.count() + " queued call(s) were dropped (their futures completed with FREED). The other "
+				+ "free goes on, and frees the executor once what runs returns");
+	}
+
+	/**
+	 * What a free that ran out of time waited for, for its message.
+	 * @param stuck the deferred call still running, described, or {@code null}
+	 */
+	private static String unfinished(Resources owned, String stuck) {
+		if (stuck != null) {
+			return stuck;
+		}
+		String releasing = owned.releasingNow();
+		if (releasing != null) {
+			return releasing;
+		}
+		if (owned.deferred.terminated() && owned.pool.isStopping()) {
+			return "continuations of finished deferred calls still run (attached without an ...Async method, they "
+					+ "run as the call completes, and the call counts as finished only once they return; attach "
+					+ "blocking ones with whenCompleteAsync or thenRunAsync)";
+		}
+		return "a fork still in progress";
 	}
 
 	private void releaseOnce(Resources owned, Duration period) {
@@ -579,16 +621,16 @@ public final class Executor implements AutoCloseable {
 			interrupted = true;
 		}
 		String stuck = null;
-		int dropped = 0;
+		DeferredCalls.Dropped dropped = null;
 		if (!callsDone) {
 			// Dropped first: then no call can start, and what runs now is all that can still run.
 			dropped = owned.deferred.abandonQueued((interrupted) ? "free() was interrupted"
-					: "free(" + period + ") ran out of time", false);
+					: "free(" + period + ") ran out of time");
 			stuck = owned.deferred.describeRunning();
-			if (!interrupted && dropped == 0 && stuck == null) {
-				// Nothing queued, nothing running: the runner is only on its way out (a period of zero, as
-				// Boot's await-termination=false gives, is over before an idle thread can end). That is no
-				// unfinished work, so wait the moment it takes.
+			if (!interrupted && dropped.count() == 0 && stuck == null) {
+				// Nothing queued, nothing running: the runner is only on its way out, or the last call's
+				// continuations are finishing (a period of zero, as Boot's await-termination=false gives, is
+				// over before an idle thread can end). That is no unfinished work, so wait the moment it takes.
 				try {
 					long grace = deadline(IDLE_THREADS_EXIT);
 					callsDone = owned.deferred.awaitTermination(grace) && owned.deferred.awaitSubmitted(grace);
@@ -620,8 +662,14 @@ public final class Executor implements AutoCloseable {
 			owned.throwReleaseFailure();
 			return;
 		}
-		String releasing = owned.releasingNow();
-		String what = ((stuck != null) ? stuck : (releasing != null) ? releasing : "a fork still in progress") + "; " + dropped
+		// The dropped futures are completed on completion threads: wait the moment that takes, so that they
+		// are complete when this throws, as its message says (their continuations, user code, may still run).
+		int droppedCount = 0;
+		if (dropped != null) {
+			dropped.awaitCompleted(deadline(IDLE_THREADS_EXIT));
+			droppedCount = dropped.count();
+		}
+		String what = unfinished(owned, stuck) + "; " + droppedCount
 				+ " queued call(s) were dropped (their futures completed with FREED)";
 		List<String> alive = owned.pool.liveWorkers();
 		if (!owned.deferred.terminated()) {

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.uform.child.CallsQueuedAtExit;
+import io.uform.child.CleanupAtExit;
 import io.uform.child.DeferredCallExhaustsTheHeap;
 import io.uform.child.TasksExhaustTheHeap;
 import io.uform.cli.VramCheck;
@@ -66,6 +67,21 @@ class ExecutorChildJvmTest {
 			assertThat(result.output()).contains("queued call " + call + ": UformException: ")
 				.contains("dropped deferred call #" + (call + 1) + " before it started: the JVM is exiting");
 		}
+	}
+
+	@Test
+	void aDroppedCallsCleanupThatFreesTheExecutorRunsAtExitAndDoesNotHoldItUp() throws Exception {
+		ChildJvm.Result result = ChildJvm.start(CleanupAtExit.class, List.of("-Xmx64m"), List.of("free")).await(30);
+		assertThat(result.exitCode()).as(result.output()).isZero();
+		assertThat(result.output()).contains("continuation: UformException[FREED]")
+			.contains("before it started: the JVM is exiting");
+	}
+
+	@Test
+	void aDroppedCallsCleanupThatDrainsTheExecutorRunsAtExitAndDoesNotHoldItUp() throws Exception {
+		ChildJvm.Result result = ChildJvm.start(CleanupAtExit.class, List.of("-Xmx64m"), List.of("drain")).await(30);
+		assertThat(result.exitCode()).as(result.output()).isZero();
+		assertThat(result.output()).contains("continuation: UformException[FREED]");
 	}
 
 	@Test

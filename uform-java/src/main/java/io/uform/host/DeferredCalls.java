@@ -8,10 +8,12 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -75,6 +77,9 @@ public final class DeferredCalls {
 	 * less those whose owner frees them at exit itself ({@link #leaveExitToOwner()}).
 	 */
 	private static final Set<DeferredCalls> LIVE = ConcurrentHashMap.newKeySet();
+
+	/** How long the exit hook waits, in all, for the continuations of the calls it dropped. */
+	static final long EXIT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final String name;
 
@@ -160,7 +165,8 @@ public final class DeferredCalls {
 		this.onStop = onStop;
 		this.beforeEachCall = beforeEachCall;
 		this.slots = new Semaphore(limit, true);
-		this.runner = new Thread(this::runCalls, "uform-" + name + "-deferred");
+		// Not inheriting the creator's InheritableThreadLocals (as HostPool's workers do not).
+		this.runner = new Thread(null, this::runCalls, "uform-" + name + "-deferred", 0, false);
 		this.runner.setDaemon(true);
 		ExitHooks.once("uform-jvm-exit", DeferredCalls::abandonAllAtExit);
 		LIVE.add(this);
@@ -251,25 +257,14 @@ public final class DeferredCalls {
 	private void acquireSlot(Duration maxWait, boolean onRunner, boolean inTask) {
 		boolean acquired;
 		try {
-			if (maxWait == null) {
+			// A free slot is taken without waiting, whatever the interrupt flag says: INTERRUPTED is for a
+			// thread interrupted while it waits, and one that need not wait has nothing to be interrupted in.
+			acquired = tryAcquireNow();
+			if (!acquired && maxWait == null) {
 				this.slots.acquire();
 				acquired = true;
 			}
-			else if (maxWait.isZero()) {
-				// The timed form, which keeps the semaphore's arrival order (the untimed one barges), with
-				// the interrupt flag set aside: it throws for a thread whose flag is set even when a slot
-				// is free, and a call that waits for nothing has nothing to be interrupted in.
-				boolean interrupted = Thread.interrupted();
-				try {
-					acquired = this.slots.tryAcquire(0, TimeUnit.NANOSECONDS);
-				}
-				finally {
-					if (interrupted) {
-						Thread.currentThread().interrupt();
-					}
-				}
-			}
-			else {
+			else if (!acquired && !maxWait.isZero()) {
 				acquired = this.slots.tryAcquire(saturatedNanos(maxWait), TimeUnit.NANOSECONDS);
 			}
 		}
@@ -301,6 +296,28 @@ public final class DeferredCalls {
 	}
 
 	/** A wait in nanoseconds, at least zero, and no overflow for a wait of centuries. */
+	/**
+	 * Takes a slot if one is free now, in arrival order (the timed form; the untimed one barges past
+	 * waiting threads), with the interrupt flag set aside, since the timed form throws for a thread
+	 * whose flag is set even when a slot is free. The flag is as it was afterwards.
+	 */
+	private boolean tryAcquireNow() {
+		boolean interrupted = Thread.interrupted();
+		try {
+			return this.slots.tryAcquire(0, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			// Cannot happen with the flag cleared; a zero wait has nothing to be interrupted in.
+			interrupted = true;
+			return false;
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
 	private static long saturatedNanos(Duration wait) {
 		try {
 			return Math.max(0, wait.toNanos());
@@ -537,13 +554,14 @@ public final class DeferredCalls {
 
 	/**
 	 * Gives up on the calls still queued: each is taken off the queue, never runs, and its future
-	 * completes exceptionally with {@link Status#FREED} (counted as cancelled). The running call, if
-	 * any, is left to finish. Only after {@link #shutdown}.
+	 * completes exceptionally with {@link Status#FREED} (counted as cancelled) on a completion thread,
+	 * never on this one: a continuation may block, or free the executor, and whoever gives up (a
+	 * bounded free, the JVM's exit) must not wait on it. The running call, if any, is left to finish.
+	 * Only after {@link #shutdown}.
 	 * @param why the end of the futures' message: why the calls were dropped
-	 * @param inline complete the futures on this thread (at JVM exit, when no other thread may run)
-	 * @return how many calls were dropped
+	 * @return what was dropped, to wait (a bounded time) for the futures to be completed
 	 */
-	public int abandonQueued(String why, boolean inline) {
+	public Dropped abandonQueued(String why) {
 		List<Call<?>> dropped = new ArrayList<>();
 		this.lock.lock();
 		try {
@@ -557,21 +575,73 @@ public final class DeferredCalls {
 		finally {
 			this.lock.unlock();
 		}
+		List<CompletableFuture<?>> futures = new ArrayList<>(dropped.size());
+		CountDownLatch continued = new CountDownLatch(dropped.size());
 		for (Call<?> call : dropped) {
 			UformException error = new UformException(Status.FREED, "Executor '" + this.name + "' dropped deferred call #"
 					+ call.sequence + " before it started: " + why);
 			settle(call, Outcome.CANCELLED);
-			if (inline) {
-				call.future.completeExceptionally(error);
-				countFinished(call);
+			// Counted finished before its future completes, unlike a call that ran: a dropped call has no
+			// result anyone drains for, and a continuation of it that drains this executor would otherwise
+			// wait for its own count. No owner, for the same reason: its continuations may free or drain
+			// the executor (a cleanup that frees it, say) without being refused.
+			countFinished(call);
+			futures.add(call.future);
+			DeferredCompletions.complete(null, call.future, null, error, continued::countDown);
+		}
+		return new Dropped(futures, continued);
+	}
+
+	/**
+	 * The calls a give-up dropped: their futures, completed on completion threads.
+	 * @param futures the dropped calls' futures
+	 * @param continued counted down once each future is complete and its continuations returned
+	 */
+	public record Dropped(List<CompletableFuture<?>> futures, CountDownLatch continued) {
+
+		/**
+		 * How many calls were dropped.
+		 * @return a count
+		 */
+		public int count() {
+			return this.futures.size();
+		}
+
+		/**
+		 * Waits until every dropped future is complete (not for its continuations, which are user code),
+		 * or the deadline passes: the completion threads only have to be scheduled.
+		 * @param deadline a {@link System#nanoTime()} value
+		 * @return {@code true} when all are complete
+		 */
+		public boolean awaitCompleted(long deadline) {
+			long pause = TimeUnit.MICROSECONDS.toNanos(20);
+			for (CompletableFuture<?> future : this.futures) {
+				while (!future.isDone()) {
+					long left = deadline - System.nanoTime();
+					if (left <= 0) {
+						return false;
+					}
+					LockSupport.parkNanos(Math.min(pause, left));
+					pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(1));
+				}
 			}
-			else {
-				// No owner: nothing waits for a dropped call's count, so its continuations may free or
-				// drain this executor (a cleanup that frees it, say) without being refused.
-				DeferredCompletions.complete(null, call.future, null, error, call);
+			return true;
+		}
+
+		/**
+		 * Waits until every dropped future's continuations returned, or the deadline passes.
+		 * @param deadline a {@link System#nanoTime()} value
+		 * @return {@code true} when all returned
+		 */
+		boolean awaitContinued(long deadline) {
+			try {
+				return this.continued.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
 			}
 		}
-		return dropped.size();
 	}
 
 	/**
@@ -832,13 +902,20 @@ public final class DeferredCalls {
 	 * At JVM exit (an {@link ExitHooks} hook), completes the futures of calls still queued. Executor
 	 * threads are daemons, so that a forgotten executor never keeps a JVM alive; without this the
 	 * futures of calls queued at exit would never complete, and whoever waits on them (a request thread, a
-	 * continuation that logs) would never hear. The running call is not waited for: exit must not
+	 * continuation that logs) would never hear. The continuations get up to {@link #EXIT_GRACE_NANOS}
+	 * in all to run, on completion threads; the running call is not waited for, nor a continuation past
+	 * that time (one that frees or drains the executor would wait for the running call): exit must not
 	 * hang on user code.
 	 */
 	private static void abandonAllAtExit() {
+		List<Dropped> dropped = new ArrayList<>();
 		for (DeferredCalls calls : LIVE) {
 			calls.shutdown();
-			calls.abandonQueued("the JVM is exiting", true);
+			dropped.add(calls.abandonQueued("the JVM is exiting"));
+		}
+		long deadline = System.nanoTime() + EXIT_GRACE_NANOS;
+		for (Dropped some : dropped) {
+			some.awaitContinued(deadline);
 		}
 	}
 }

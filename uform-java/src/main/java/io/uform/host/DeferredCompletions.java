@@ -31,7 +31,9 @@ final class DeferredCompletions {
 
 	private static final ThreadPoolExecutor POOL = new ThreadPoolExecutor(0, Integer.MAX_VALUE, KEEP_ALIVE_SECONDS,
 			TimeUnit.SECONDS, new SynchronousQueue<>(), (task) -> {
-				Thread thread = new Thread(task, "uform-completion-" + SEQUENCE.incrementAndGet());
+				// Shared by every executor and made by whichever thread completes first: inheriting its
+				// InheritableThreadLocals would carry one request's context into others' continuations.
+				Thread thread = new Thread(null, task, "uform-completion-" + SEQUENCE.incrementAndGet(), 0, false);
 				thread.setDaemon(true);
 				return thread;
 			});

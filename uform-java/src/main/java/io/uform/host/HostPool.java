@@ -781,24 +781,21 @@ public final class HostPool {
 	}
 
 	/**
-	 * Waits for the fork in progress, if any, to finish.
-	 */
-	public void awaitIdle() {
-		this.forkLock.lock();
-		this.forkLock.unlock();
-	}
-
-	/**
 	 * Waits at most until {@code deadline} for the fork in progress, if any, to finish.
 	 * @param deadline a {@link System#nanoTime()} value
 	 * @return {@code true} when no fork was in progress by then
 	 * @throws InterruptedException if interrupted while waiting
 	 */
 	public boolean awaitIdle(long deadline) throws InterruptedException {
+		// Timed even without a deadline (Long.MAX_VALUE - now is centuries): the untimed lock() cannot
+		// be interrupted, and a free() waiting here must be.
 		if (!this.forkLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
 			return false;
 		}
 		this.forkLock.unlock();
+		// A requestStop() that found the lock held by this wait left the stop to the holder, as it does
+		// to a fork's caller: finish it here, or no one would.
+		afterUnlock();
 		return true;
 	}
 
@@ -870,10 +867,7 @@ public final class HostPool {
 		requestStop();
 		if (!this.stopping) {
 			// A fork is in progress: wait for it (its end makes the stop take), up to the deadline.
-			if (deadline == Long.MAX_VALUE) {
-				awaitIdle();
-			}
-			else if (!awaitIdle(deadline)) {
+			if (!awaitIdle(deadline)) {
 				return false;
 			}
 			requestStop();
@@ -932,7 +926,9 @@ public final class HostPool {
 		final PaddedLong picked = new PaddedLong(0);
 
 		Worker(HostPool pool, int index, IntConsumer start, CountDownLatch started) {
-			super("uform-" + pool.name + "-worker-" + index);
+			// Not inheriting the creator's InheritableThreadLocals: an executor made inside a request would
+			// otherwise run every later task with that request's security context, MDC or locale.
+			super(null, null, "uform-" + pool.name + "-worker-" + index, 0, false);
 			this.pool = pool;
 			this.index = index;
 			this.start = start;
