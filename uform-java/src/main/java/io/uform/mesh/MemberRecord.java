@@ -1,9 +1,8 @@
 package io.uform.mesh;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -11,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.TreeSet;
 
 /**
  * What one process of a mesh announces about itself in {@code member-<index>.properties}: where it
@@ -18,8 +18,9 @@ import java.util.Properties;
  * process and reads everybody else's.
  *
  * <h2>The file</h2>
- * {@link java.util.Properties} text (ISO-8859-1, anything else escaped, so every host reads it the
- * same whatever its locale), keys grouped by prefix:
+ * {@link java.util.Properties} text (ASCII, anything else escaped, so every host reads it the same
+ * whatever its locale; one comment line, no date, keys sorted, so one record always gives the same
+ * bytes). Its keys, shown here grouped by meaning (the file sorts them):
  * <pre>
  * uform.mesh.protocol=1                  # FileRendezvous.PROTOCOL; processes of different versions never join
  * member.job=run-42
@@ -177,16 +178,51 @@ public record MemberRecord(int protocol, String job, int index, int count, int g
 				instant(properties, "member.written"), devices);
 	}
 
+	/**
+	 * Properties text of {@code properties}: the comment, then one {@code key=value} line per key in
+	 * key order, escaped as {@link Properties#store(java.io.OutputStream, String)} escapes them
+	 * (everything outside printable ASCII as a Unicode escape, so the file reads the same on every host
+	 * whatever its locale), which {@link Properties#load(java.io.InputStream)} reads back. Not
+	 * {@code Properties.store} itself: it adds a {@code #<date>} line, so one record written twice a
+	 * second apart gave different bytes, while a process recognises its own record by its bytes
+	 * ({@link FileRendezvous}); and its key order differs between JDK versions.
+	 * @param properties the keys and values
+	 * @param comment one line of ASCII, written first after {@code "# "}
+	 * @return the file's bytes: the same for the same properties, every time
+	 */
 	static byte[] store(Properties properties, String comment) {
-		ByteArrayOutputStream out = new ByteArrayOutputStream();
-		try {
-			// The OutputStream form escapes everything outside ISO-8859-1: the file reads the same on every host.
-			properties.store(out, comment);
+		StringBuilder text = new StringBuilder("# ").append(comment).append('\n');
+		for (String key : new TreeSet<>(properties.stringPropertyNames())) {
+			escape(key, true, text);
+			text.append('=');
+			escape(properties.getProperty(key), false, text);
+			text.append('\n');
 		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
+		return text.toString().getBytes(StandardCharsets.ISO_8859_1);
+	}
+
+	/** Escapes one key or value as {@code Properties.store} does, so that {@code load} reads it back unchanged. */
+	private static void escape(String text, boolean key, StringBuilder out) {
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			switch (c) {
+				case ' ' -> out.append((i == 0 || key) ? "\\ " : " ");
+				case '\\' -> out.append("\\\\");
+				case '\t' -> out.append("\\t");
+				case '\n' -> out.append("\\n");
+				case '\r' -> out.append("\\r");
+				case '\f' -> out.append("\\f");
+				case '=', ':', '#', '!' -> out.append('\\').append(c);
+				default -> {
+					if (c < 0x20 || c > 0x7e) {
+						out.append(String.format("\\u%04X", (int) c));
+					}
+					else {
+						out.append(c);
+					}
+				}
+			}
 		}
-		return out.toByteArray();
 	}
 
 	static Properties load(byte[] bytes) {

@@ -42,7 +42,9 @@ class FileRendezvousRivalTest {
 		// A rival of index 0 replaces it the way every record is written: whole, then renamed into place.
 		MemberRecord rival = FileRendezvous.announce("rival", 0, 2, 1, false, Duration.ofSeconds(20), List.of());
 		Path temp = record.resolveSibling(".tmp-test-member-0.properties");
-		Files.write(temp, rival.toBytes());
+		// Its bytes once, for the comparison below too: a second toBytes() need not be the same bytes.
+		byte[] rivalBytes = rival.toBytes();
+		Files.write(temp, rivalBytes);
 		Files.move(temp, record, StandardCopyOption.ATOMIC_MOVE);
 
 		Throwable failure = failureOf(joining);
@@ -51,7 +53,7 @@ class FileRendezvousRivalTest {
 			.hasMessageContaining("Both give up");
 		assertThat(((UformException) failure).status()).isEqualTo(UformException.Status.INVALID_ARGUMENT);
 		// It gave up without removing the rival's record, which is not its own.
-		assertThat(Files.readAllBytes(record)).isEqualTo(rival.toBytes());
+		assertThat(Files.readAllBytes(record)).isEqualTo(rivalBytes);
 	}
 
 	private static Throwable failureOf(CompletableFuture<?> joining) throws InterruptedException {
