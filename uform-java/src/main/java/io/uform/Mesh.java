@@ -331,7 +331,7 @@ public final class Mesh implements AutoCloseable {
 			}
 			String job = options.job();
 			if (job != null) {
-				String problem = FileRendezvous.jobNameProblem(job);
+				String problem = FileRendezvous.jobNameProblem(job, options.directory());
 				if (problem != null) {
 					throw UformException.invalid("job", job, "it " + problem + "; a job names one directory inside "
 							+ "directory: use letters, digits, '-', '_' and '.', e.g. run-42");

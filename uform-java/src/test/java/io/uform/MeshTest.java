@@ -105,8 +105,20 @@ class MeshTest {
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "a\\b", t), "job = a\\b", "path separator");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run\n42", t), "job = run", "U+000A");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "é".repeat(101), t), "job = ", "202 bytes");
+		// Not a file name on this host: an unpaired surrogate no file name encoding writes. It escaped as a raw
+		// InvalidPathException; the message names this JVM's file name encoding, the usual culprit.
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run-\uD800", t), "job = run-",
+				"is not a file name on this host");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run-\uD800", t), "job = run-",
+				"this JVM writes file names in " + System.getProperty("sun.jnu.encoding"));
+		// SMB shares drop a trailing dot or space: 'run.' and 'run' would meet in one directory there.
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run.", t), "job = run.", "ends in '.'");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run ", t), "job = run ", "ends in ' ', which SMB");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "...", t), "job = ...", "ends in '.'");
 		// A job name is checked even without peers, so a typo shows before the run grows.
 		assertInvalid(executor, new MeshOptions(null, null, null, null, "a/b", null), "job = a/b", "path separator");
+		assertInvalid(executor, new MeshOptions(null, null, null, null, "run-\uD800", null), "job = run-",
+				"is not a file name on this host");
 		// Nothing was written for any of them.
 		assertThat(names(this.directory)).isEmpty();
 	}

@@ -8,6 +8,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -320,11 +321,15 @@ public final class FileRendezvous {
 	}
 
 	/**
-	 * Checks a job name: it must name one directory inside the mesh directory, never a path out of it.
+	 * Checks a job name: it must name one directory inside the mesh directory, never a path out of it,
+	 * and one that every host spells the same way.
 	 * @param job the name
+	 * @param directory the mesh directory it names a directory in, or {@code null} where there is none
+	 *        (a run with no peers: the name is still checked against this host's default file system,
+	 *        so that a bad name shows before the run grows)
 	 * @return why it cannot be used, or {@code null} when it can
 	 */
-	public static String jobNameProblem(String job) {
+	public static String jobNameProblem(String job, Path directory) {
 		if (job.isEmpty()) {
 			return "is empty";
 		}
@@ -340,9 +345,36 @@ public final class FileRendezvous {
 				return "contains control character U+" + String.format("%04X", (int) c);
 			}
 		}
+		char last = job.charAt(job.length() - 1);
+		if (last == '.' || last == ' ') {
+			// SMB shares (Azure Files among them) drop a trailing dot or space from a name, so 'run.' and
+			// 'run' would be one directory there and two on a local disk or NFS: two runs would meet.
+			return "ends in '" + last + "', which SMB and Azure Files shares drop from a name (so 'run" + last
+					+ "' and 'run' would name one directory there): end it with a letter or digit";
+		}
 		int bytes = job.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
 		if (bytes > 200) {
 			return "is " + bytes + " bytes of UTF-8, more than 200 (file names hold at most 255)";
+		}
+		// Last, the file system itself: a name it cannot hold (an unpaired surrogate, or a character the
+		// JVM's file name encoding cannot write, such as any non-ASCII one in a JVM started in the C
+		// locale) fails here, not later as a raw InvalidPathException, and a name it would read as
+		// something else than one file inside the directory is refused.
+		// An empty path (the working directory) has no parent to compare with: "." stands for it.
+		Path base = (directory == null) ? Path.of(".")
+				: directory.toString().isEmpty() ? directory.getFileSystem().getPath(".") : directory;
+		Path resolved;
+		try {
+			resolved = base.resolve(job);
+		}
+		catch (InvalidPathException ex) {
+			return "is not a file name on this host (" + ex.getReason() + "; this JVM writes file names in "
+					+ System.getProperty("sun.jnu.encoding", "its platform encoding") + ", which sun.jnu.encoding "
+					+ "shows and the locale, LANG or LC_ALL, sets)";
+		}
+		Path name = resolved.getFileName();
+		if (!base.equals(resolved.getParent()) || name == null || !name.toString().equals(job)) {
+			return "does not name one file inside the directory on this host (it resolves to " + resolved + ")";
 		}
 		return null;
 	}
