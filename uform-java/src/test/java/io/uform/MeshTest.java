@@ -16,6 +16,7 @@ import java.util.stream.Stream;
 
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -328,6 +329,65 @@ class MeshTest {
 		assertThatThrownBy(() -> Mesh.bootstrap(vram(0), options(1, 2, "ready"))).isInstanceOf(UformException.class)
 			.hasMessageContaining("ready-0.properties of index 0 (host node-a, pid 7), written 2020-01-01T00:00:00Z")
 			.hasMessageContaining("use a new job name");
+	}
+
+	/**
+	 * A live run of this host, joined long ago (its records say it began its bootstrap ten minutes back,
+	 * with a one-minute timeout; the writer is this JVM, so it is running for sure): a second process of
+	 * index 0 arriving now is a second claim, failing alone, not a new run meeting an earlier run's
+	 * files. The age rule called the live records stale and the ready files leftovers, and told it to
+	 * remove the live run's directory.
+	 */
+	@Test
+	void aLateSecondClaimOfALiveRunOfThisHostIsNamedAsSuchLongAfterItsTimeout() throws IOException {
+		Assumptions.assumeFalse(FileRendezvous.announce("j", 0, 2, 1, true, Duration.ofMinutes(1), List.of()).hostKey()
+			.isEmpty(), "this platform cannot tell whether a pid of this host runs");
+		Path job = writeLiveRun("live", 2, Instant.now().minus(Duration.ofMinutes(10)));
+		List<String> before = names(job);
+		assertThatThrownBy(() -> Mesh.bootstrap(vram(0), options(0, 2, "live"))).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+			.hasMessageContaining("index 0 is claimed by two processes")
+			.hasMessageNotContaining("left by an earlier run");
+		// It failed alone: the live run's files are as they were, beside the late one's abort file.
+		assertThat(names(job)).containsAll(before).allMatch((name) -> before.contains(name) || name.startsWith("abort-"));
+	}
+
+	/**
+	 * A process started with another hostDomainCount arrives after a run joined: it is told the
+	 * processes disagree, not that the live run's ready files are an earlier run's to remove.
+	 */
+	@Test
+	void aLateProcessWithAnotherCountIsToldItDisagreesNotToRemoveTheLiveRun() throws Exception {
+		List<Mesh> joined = join(List.of(options(0, 2, "count-late"), options(1, 2, "count-late")));
+		Path job = this.directory.resolve("count-late");
+		List<String> before = names(job);
+		assertThatThrownBy(() -> Mesh.bootstrap(vram(0), options(2, 3, "count-late"))).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+			.hasMessageContaining("disagree on hostDomainCount")
+			.hasMessageContaining("has 3")
+			.hasMessageNotContaining("left by an earlier run");
+		assertThat(names(job)).containsAll(before).allMatch((name) -> before.contains(name) || name.startsWith("abort-"));
+		// The live run still ends cleanly, the late process's abort file going with its directory.
+		joined.forEach(Mesh::free);
+		assertThat(job).doesNotExist();
+	}
+
+	/**
+	 * Writes the files of a run of {@code count} processes of this JVM that joined: each one's record
+	 * and ready file, as {@link FileRendezvous} writes them.
+	 */
+	private Path writeLiveRun(String job, int count, Instant began) throws IOException {
+		Path dir = Files.createDirectories(this.directory.resolve(job));
+		for (int index = 0; index < count; index++) {
+			MemberRecord now = FileRendezvous.announce(job, index, count, 1, true, Duration.ofMinutes(1), List.of());
+			MemberRecord record = new MemberRecord(now.protocol(), job, index, count, 1, true, now.incarnation(),
+					now.host(), now.hostKey(), now.pid(), now.processStarted(), began, now.timeout(), began, List.of());
+			Files.write(dir.resolve("member-" + index + ".properties"), record.toBytes());
+			Files.writeString(dir.resolve("ready-" + index + ".properties"), "marker.index=" + index + "\nmarker.count="
+					+ count + "\nmarker.incarnation=" + record.incarnation() + "\nmarker.host=" + record.host()
+					+ "\nmarker.pid=" + record.pid() + "\nmarker.written=" + began + "\n");
+		}
+		return dir;
 	}
 
 	@Test

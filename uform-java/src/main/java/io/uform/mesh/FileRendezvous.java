@@ -105,10 +105,16 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * <li>it comes from a host of the same name whose boot id differs (the host rebooted since);</li>
  * <li>its writer began its bootstrap more than the timeout (the longer of its and this process's)
  *     before this process began: a live peer never waits longer than its timeout, so nobody can be
- *     waiting for it; if its run completed, its processes are running without this one.</li>
+ *     waiting for it; if its run completed, its processes are running without this one. Not when it
+ *     comes from this host and its process runs, for sure (pid and start time match): that is a live
+ *     run, however long ago it joined.</li>
  * </ul>
- * {@code ready-*} and {@code left-*} files found at the first look are always left by an earlier run:
- * a peer of this run writes {@code ready} only after it has read this process's record. The rule
+ * {@code left-*} files found at the first look are left by an earlier run, and so is a
+ * {@code ready-<j>} unless {@code member-<j>} of the same incarnation is there and not stale: a peer
+ * of this run writes {@code ready} only after it has read this process's record, so a {@code ready}
+ * beside its writer's live record is a run that joined (or is joining) without this process. This
+ * process then fails as a second claim of its index, or at its first poll on the disagreement (a
+ * count) that left it out; never with "remove the directory", which would stop a live run. The rule
  * across hosts compares wall clocks: with clocks apart by S, a live peer that began more than
  * timeout - S before this one is reported as stale (the run fails with the fix, it never joins a wrong
  * peer), and a record of a crashed process on another host that began less than timeout + S before is
@@ -509,6 +515,12 @@ public final class FileRendezvous {
 				if (gone != null) {
 					return gone;
 				}
+				// Its writer runs, for sure (pid and start time match): a live peer, waiting or joined and
+				// running. The age rule below is for records whose writer cannot be checked; applied here,
+				// it told a late process to remove a live run's directory once the run's timeout had passed.
+				if (ThisProcess.confirmedRunning(record.pid(), record.processStarted())) {
+					return null;
+				}
 			}
 			else if (!ThisProcess.bootId(record.hostKey()).equals(ThisProcess.bootId(self.hostKey()))) {
 				return "host " + record.host() + " has rebooted since (its boot id changed)";
@@ -877,49 +889,72 @@ public final class FileRendezvous {
 			}
 		}
 
-		/** Reports what an earlier run left; gives up on a live second claim of this index. */
+		/**
+		 * Reports what an earlier run left; gives up on a live second claim of this index. Member records
+		 * are judged first, so that a {@code ready} file beside its writer's live record (same
+		 * incarnation) counts as what it is: a run that joined, or is joining, without this process. This
+		 * process then fails as a second claim of its index, or on the disagreement (a count) that kept
+		 * it out, at its first poll; telling it to remove a live run's directory would be wrong.
+		 */
 		private void checkLeftovers(Set<String> names) throws Failure {
 			List<String> leftovers = new ArrayList<>();
 			MemberRecord rival = null;
+			// Incarnations of the live records, by index.
+			Map<Integer, String> live = new HashMap<>();
 			for (String name : new TreeSet<>(names)) {
 				Matcher member = MEMBER.matcher(name);
-				Matcher marker = READY.matcher(name);
-				if (!marker.matches()) {
-					marker = LEFT.matcher(name);
+				if (!member.matches()) {
+					continue;
 				}
-				Matcher abort = ABORT.matcher(name);
 				try {
-					if (member.matches()) {
-						MemberRecord record = this.files.readRecord(name);
-						if (record == null) {
-							continue;
-						}
-						String stale = staleness(record, this.self);
-						if (stale != null) {
-							leftovers.add(name + " of " + record.who() + ", written " + since(record.written()) + ": " + stale);
-						}
-						else if (record.index() == this.self.index()) {
-							rival = record;
-						}
+					MemberRecord record = this.files.readRecord(name);
+					if (record == null) {
+						continue;
 					}
-					else if (marker.matches()) {
-						Marker mark = this.files.readMarker(name);
-						if (mark != null) {
-							leftovers.add(name + " of " + mark.who() + ", written " + since(mark.written()) + ": only a run "
-									+ "whose processes all joined leaves one");
-						}
+					String stale = staleness(record, this.self);
+					if (stale != null) {
+						leftovers.add(name + " of " + record.who() + ", written " + since(record.written()) + ": " + stale);
+						continue;
 					}
-					else if (abort.matches()) {
-						this.abortsBefore.add(name);
-						Marker mark = this.files.readMarker(name);
-						if (mark != null && (this.latestAbortBefore == null
-								|| mark.written().isAfter(this.latestAbortBefore.written()))) {
-							this.latestAbortBefore = mark;
-						}
+					live.put(parseIndex(member), record.incarnation());
+					if (record.index() == this.self.index()) {
+						rival = record;
 					}
 				}
 				catch (IllegalArgumentException ex) {
-					if (!abort.matches()) {
+					leftovers.add(name + " cannot be read (" + ex.getMessage() + "; written by another uform version?)");
+				}
+				catch (IOException ex) {
+					throw new Failure(cannotUse(ex), false);
+				}
+			}
+			for (String name : new TreeSet<>(names)) {
+				Matcher ready = READY.matcher(name);
+				boolean marker = ready.matches() || LEFT.matcher(name).matches();
+				boolean abort = ABORT.matcher(name).matches();
+				if (!marker && !abort) {
+					continue;
+				}
+				if (abort) {
+					this.abortsBefore.add(name);
+				}
+				try {
+					Marker mark = this.files.readMarker(name);
+					if (mark == null) {
+						continue;
+					}
+					if (abort) {
+						if (this.latestAbortBefore == null || mark.written().isAfter(this.latestAbortBefore.written())) {
+							this.latestAbortBefore = mark;
+						}
+					}
+					else if (!ready.matches() || !mark.incarnation().equals(live.get(parseIndex(ready)))) {
+						leftovers.add(name + " of " + mark.who() + ", written " + since(mark.written()) + ": only a run "
+								+ "whose processes all joined leaves one");
+					}
+				}
+				catch (IllegalArgumentException ex) {
+					if (!abort) {
 						leftovers.add(name + " cannot be read (" + ex.getMessage() + "; written by another uform version?)");
 					}
 				}

@@ -97,6 +97,26 @@ final class ThisProcess {
 		return Optional.empty();
 	}
 
+	/**
+	 * Whether a process runs here that is, for sure, the one a record names: its pid is alive and
+	 * started when the record says (both start times known). A record without a start time, or a
+	 * platform that does not say, is never confirmed: a reused pid would pass for it.
+	 * @param pid its pid
+	 * @param started when it started, {@code null} where unknown
+	 * @return whether it runs
+	 */
+	static boolean confirmedRunning(long pid, Instant started) {
+		if (started == null) {
+			return false;
+		}
+		Optional<ProcessHandle> handle = ProcessHandle.of(pid);
+		if (handle.isEmpty() || !handle.get().isAlive()) {
+			return false;
+		}
+		Optional<Instant> now = handle.get().info().startInstant();
+		return now.isPresent() && Math.abs(now.get().toEpochMilli() - started.toEpochMilli()) <= 1_000;
+	}
+
 	private static String readTrimmed(Path file) {
 		try {
 			return new String(Files.readAllBytes(file), StandardCharsets.UTF_8).trim();
