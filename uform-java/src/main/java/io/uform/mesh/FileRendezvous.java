@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -127,12 +128,35 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * (the last one out) renames the directory to {@code .<job>.removed-<incarnation>} beside it and
  * deletes that. The rename comes first so that a new run of the same job that starts meanwhile writes
  * into a fresh directory; one whose record was renamed away with the old directory writes it again.
+ * (A new run's first process removes a finished run that is still there the same way.)
+ *
+ * <p><b>Removal never takes a live run's files.</b> The remover decides from a listing that its run
+ * finished, then renames; in between (a GC pause, an NFS stall) a new run of the job may have removed
+ * the finished run itself, made the directory again and joined, and a process of it may have returned.
+ * The rename then takes that run's directory. So after the rename the remover reads the grave, and
+ * deletes only the finished run's files: those of its incarnations, the abort files it listed (an
+ * earlier attempt's, which a live process must not see appear), and unreadable ones. If any member or
+ * ready file of another incarnation is there, everything else goes back into {@code <job>}: the grave
+ * renamed back whole when {@code <job>} is absent or empty (a rename replaces only an empty
+ * directory), otherwise file by file with {@code link(2)}, which never replaces a name: a file the
+ * live run wrote again meanwhile wins over its older copy. Restores cannot fight: each remover has its
+ * own grave, a file goes back only where its name is free, and a second remover that renames the
+ * restored directory away restores it the same way. Between the two renames the live run's waiting
+ * processes see their directory gone and write their member and {@code ready} files again (each poll
+ * writes its own back when it is missing), so they never depend on the restore; a process that has
+ * returned does, for its {@code ready}, which a slow peer still needs. Limits of the window: a file
+ * whose writer resolved {@code <job>} before the rename lands in the grave after its listing and is
+ * restored only if the grave goes back whole (its writer, if still waiting, writes it again); a
+ * process that leaves in the window cannot write its {@code left} (logged; the next run reports its
+ * record); one that gives up in it may find its record put back, which the next run of the job then
+ * reports (its abort file still makes its peers fail).
  *
  * <h2>Shared file systems</h2>
  * Nothing relies on inotify or locks: polling is bounded ({@link #POLL_INTERVAL}), indices are claimed
  * by {@code link(2)} (atomic on NFS too), and every file is closed before it is linked or renamed,
  * which NFS's close-to-open consistency needs. A job directory that the last one out of a finished
- * run renames away while a new run makes it or writes into it is made again. NFS clients cache
+ * run renames away while a new run makes it or writes into it is made again, and the new run's files
+ * are put back (above). NFS clients cache
  * directory listings for {@code acdirmin}..{@code acdirmax} (30-60 s by default), so a new file may
  * show late; mount the directory with {@code lookupcache=positive} or
  * {@code actimeo=1}, or keep the timeout well above that.
@@ -306,6 +330,7 @@ public final class FileRendezvous {
 			files.write("left-" + this.self.index() + ".properties", marker("left", this.self, null, null), false);
 			files.deleteIfOwned("member-" + this.self.index() + ".properties");
 			Set<String> names = files.list();
+			Set<String> finished = new HashSet<>();
 			for (MemberRecord member : this.members) {
 				String name = "left-" + member.index() + ".properties";
 				if (!names.contains(name)) {
@@ -315,9 +340,10 @@ public final class FileRendezvous {
 				if (mark == null || !mark.incarnation().equals(member.incarnation())) {
 					return;
 				}
+				finished.add(member.incarnation());
 			}
 			// The last one out (or one of several that left at once: the rename lets one win).
-			removeDirectory(this.directory, this.self.job(), this.self.incarnation());
+			removeDirectory(this.directory, this.self.job(), this.self.incarnation(), finished, names);
 		}
 		catch (IOException | RuntimeException ex) {
 			LOG.log(Level.WARNING, "Leaving mesh job '" + this.self.job() + "' in " + this.directory + " as "
@@ -446,28 +472,145 @@ public final class FileRendezvous {
 	}
 
 	/**
-	 * Moves a job directory aside, then deletes it. Losing the race to another process that removes
-	 * it too is fine.
+	 * Removes the directory of a run that finished: moves it aside to a grave, then deletes what the
+	 * finished run left there. Losing the race to another process that removes it too is fine.
+	 *
+	 * <p>The caller decided the run finished from an earlier listing; a new run of the job may have
+	 * replaced the directory since (removed the finished run, made it again, written its records, even
+	 * joined). So the grave is read after the rename: a member or ready file of an incarnation not of
+	 * the finished run means this was a live run's directory, and every file not of the finished run
+	 * goes back into {@code <job>} (see the class comment, <em>Leave</em>). Package-private for tests,
+	 * which play a last one out delayed between its listing and its rename.
+	 * @param directory the mesh directory
+	 * @param job the job
+	 * @param incarnation the remover's incarnation, which names the grave
+	 * @param finished the incarnations of the finished run's processes
+	 * @param listed the names the remover saw when it decided the run finished: its abort files are
+	 *        the finished run's too (an earlier attempt's, which a new run must not see appear)
+	 * @return whether files went back into {@code <job>}: a live run's directory was taken
+	 * @throws IOException when a file cannot be removed or put back
 	 */
-	private static void removeDirectory(Path directory, String job, String incarnation) throws IOException {
+	static boolean removeDirectory(Path directory, String job, String incarnation, Set<String> finished,
+			Set<String> listed) throws IOException {
+		Path home = directory.resolve(job);
 		Path grave = directory.resolve("." + job + ".removed-" + incarnation);
+		boolean inPlace = false;
 		try {
-			Files.move(directory.resolve(job), grave, StandardCopyOption.ATOMIC_MOVE);
+			Files.move(home, grave, StandardCopyOption.ATOMIC_MOVE);
 		}
 		catch (NoSuchFileException ex) {
-			return;
+			return false;
 		}
 		catch (AtomicMoveNotSupportedException ex) {
 			// A file system that cannot rename a directory atomically: delete in place instead.
-			grave = directory.resolve(job);
+			grave = home;
+			inPlace = true;
 		}
-		try (DirectoryStream<Path> files = Files.newDirectoryStream(grave)) {
-			for (Path file : files) {
-				Files.deleteIfExists(file);
+		JobFiles files = new JobFiles(grave, incarnation);
+		Set<String> names = files.list();
+		List<String> dead = new ArrayList<>();
+		List<String> theirs = new ArrayList<>();
+		for (String name : names) {
+			if (ofFinishedRun(files, name, finished, listed)) {
+				dead.add(name);
+			}
+			else if (MEMBER.matcher(name).matches() || READY.matcher(name).matches()) {
+				theirs.add(name);
 			}
 		}
-		catch (NoSuchFileException ex) {
+		if (theirs.isEmpty()) {
+			for (int attempt = 1;; attempt++) {
+				for (String name : names) {
+					Files.deleteIfExists(grave.resolve(name));
+				}
+				try {
+					Files.deleteIfExists(grave);
+					return false;
+				}
+				catch (DirectoryNotEmptyException ex) {
+					// In place: a new run wrote into it meanwhile, and it is that run's now. In a grave: a
+					// file whose writer resolved the name before the rename landed late; delete it too.
+					if (inPlace) {
+						return false;
+					}
+					if (attempt >= DIRECTORY_ATTEMPTS) {
+						throw ex;
+					}
+					names = files.list();
+				}
+			}
+		}
+		// A live run's directory: only the finished run's files go; the rest goes back.
+		for (String name : dead) {
+			Files.deleteIfExists(grave.resolve(name));
+		}
+		LOG.log(Level.DEBUG, () -> "Mesh job '" + job + "': the directory removed as a finished run's held a live "
+				+ "run's files (" + theirs + "); they go back into " + home);
+		if (!inPlace) {
+			restore(grave, home);
+		}
+		return true;
+	}
+
+	/**
+	 * Whether a file of a removed directory is the finished run's: of one of its incarnations, an
+	 * abort file its remover listed, or unreadable (no process of any run can use it).
+	 */
+	private static boolean ofFinishedRun(JobFiles files, String name, Set<String> finished, Set<String> listed) {
+		if (name.startsWith(".tmp-")) {
+			for (String incarnation : finished) {
+				if (name.startsWith(".tmp-" + incarnation + "-")) {
+					return true;
+				}
+			}
+			return false;
+		}
+		Matcher abort = ABORT.matcher(name);
+		if (abort.matches()) {
+			return listed.contains(name) || finished.contains(abort.group(1));
+		}
+		if (!MEMBER.matcher(name).matches() && !READY.matcher(name).matches() && !LEFT.matcher(name).matches()) {
+			return true;
+		}
+		String owner = files.owner(name);
+		return owner == null || finished.contains(owner);
+	}
+
+	/**
+	 * Puts a live run's files back into its directory from the grave they were renamed into, every file
+	 * the grave holds (the finished run's are deleted already): the grave whole when {@code <job>} is
+	 * absent (or empty: made by a process that has written nothing yet), else file by file with
+	 * {@code link(2)}, which never replaces a file of that name (the live run's own, written again
+	 * meanwhile, wins); then removes the grave. Package-private for tests of the merge.
+	 */
+	static void restore(Path grave, Path home) throws IOException {
+		try {
+			Files.move(grave, home, StandardCopyOption.ATOMIC_MOVE);
 			return;
+		}
+		catch (FileSystemException ex) {
+			// Not empty: the live run's processes made it again, seeing theirs gone. Merge.
+		}
+		makeDirectory(home);
+		JobFiles files = new JobFiles(grave, "");
+		for (String name : files.list()) {
+			Path from = grave.resolve(name);
+			Path to = home.resolve(name);
+			try {
+				Files.createLink(to, from);
+			}
+			catch (FileAlreadyExistsException | NoSuchFileException ex) {
+				// Written again meanwhile (that one wins), or gone.
+			}
+			catch (UnsupportedOperationException | FileSystemException ex) {
+				// No hard links here: a rename, which replaces, so only where the name is free.
+				if (Files.notExists(to)) {
+					Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+				}
+			}
+		}
+		for (String name : files.list()) {
+			Files.deleteIfExists(grave.resolve(name));
 		}
 		Files.deleteIfExists(grave);
 	}
@@ -798,8 +941,11 @@ public final class FileRendezvous {
 					checkAborts(names);
 					checkOwnRecord(names);
 					readMembers(names);
-					if (!this.readyWritten && this.seen.size() == this.self.count()) {
-						write("ready-" + this.self.index() + ".properties", marker("ready", this.self, null, null));
+					String ready = "ready-" + this.self.index() + ".properties";
+					// Written again when it vanished, as the record is: the directory was renamed away
+					// under this run (see removeDirectory), and peers still waiting need it.
+					if (this.seen.size() == this.self.count() && (!this.readyWritten || !names.contains(ready))) {
+						write(ready, marker("ready", this.self, null, null));
 						this.readyWritten = true;
 					}
 					if (this.readyWritten && allReady(names)) {
@@ -821,8 +967,9 @@ public final class FileRendezvous {
 			try {
 				makeDirectory(this.files.directory);
 				Set<String> names = this.files.list();
-				if (finishedRun(names)) {
-					removeDirectory(this.directory, job(), this.self.incarnation());
+				Set<String> finished = finishedRun(names);
+				if (finished != null) {
+					removeDirectory(this.directory, job(), this.self.incarnation(), finished, names);
 					makeDirectory(this.files.directory);
 					names = this.files.list();
 				}
@@ -839,8 +986,11 @@ public final class FileRendezvous {
 					+ "host (and mounted, where it is a shared file system)", ex);
 		}
 
-		/** Whether every index of an earlier run's count left: its last one out has not removed it yet. */
-		private boolean finishedRun(Set<String> names) throws IOException {
+		/**
+		 * The incarnations of an earlier run whose every index left (its last one out has not removed it
+		 * yet), or {@code null} when the directory holds no such run.
+		 */
+		private Set<String> finishedRun(Set<String> names) throws IOException {
 			Marker any = null;
 			for (String name : names) {
 				if (LEFT.matcher(name).matches()) {
@@ -849,26 +999,28 @@ public final class FileRendezvous {
 				}
 			}
 			if (any == null || any.count() < 1) {
-				return false;
+				return null;
 			}
+			Set<String> finished = new HashSet<>();
 			for (int index = 0; index < any.count(); index++) {
 				Marker mark = readMarkerOrNull("left-" + index + ".properties");
 				if (mark == null) {
-					return false;
+					return null;
 				}
 				// A member record still there must be the one that left (it is being removed).
 				String owner = this.files.owner(member(index));
 				if (owner != null && !owner.equals(mark.incarnation())) {
-					return false;
+					return null;
 				}
+				finished.add(mark.incarnation());
 			}
 			for (String name : names) {
 				Matcher matcher = MEMBER.matcher(name);
 				if (matcher.matches() && parseIndex(matcher) >= any.count()) {
-					return false;
+					return null;
 				}
 			}
-			return true;
+			return finished;
 		}
 
 		private Marker readMarkerOrNull(String name) throws IOException {
