@@ -202,6 +202,13 @@ public final class FileRendezvous {
 
 	private final AtomicBoolean left = new AtomicBoolean();
 
+	/**
+	 * Runs when {@link #leave()} has decided, from its listing, that its run finished, just before it
+	 * removes the directory: tests delay a last one out there, as a GC pause or an NFS stall would.
+	 */
+	private volatile Runnable beforeRemoval = () -> {
+	};
+
 	/** Bootstraps waiting now, so that the JVM's exit can give them up ({@link #abandonAtExit()}). */
 	private static final Set<Attempt> BOOTSTRAPPING = ConcurrentHashMap.newKeySet();
 
@@ -343,6 +350,7 @@ public final class FileRendezvous {
 				finished.add(member.incarnation());
 			}
 			// The last one out (or one of several that left at once: the rename lets one win).
+			this.beforeRemoval.run();
 			removeDirectory(this.directory, this.self.job(), this.self.incarnation(), finished, names);
 		}
 		catch (IOException | RuntimeException ex) {
@@ -698,6 +706,14 @@ public final class FileRendezvous {
 				}
 			}
 		}
+	}
+
+	/**
+	 * Delays this process's removal of the job directory, should it be the last one out, for tests.
+	 * @param hook runs after {@link #leave()} decided the run finished, before it removes the directory
+	 */
+	void beforeRemovalForTest(Runnable hook) {
+		this.beforeRemoval = hook;
 	}
 
 	/**

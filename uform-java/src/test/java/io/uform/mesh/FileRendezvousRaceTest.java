@@ -9,10 +9,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -48,6 +52,92 @@ class FileRendezvousRaceTest {
 		}
 	}
 
+	/**
+	 * The last process out of a run has seen every left file and decided to remove the directory, and
+	 * is delayed (a GC pause, an NFS stall) while a new run of the job starts; it goes on at a point that
+	 * differs by trial: at once, once both new processes wrote their records, once one wrote its ready
+	 * file, or once the new run joined. Whatever the point, both new processes must join. Before, the
+	 * rename took the new run's files: a process's record went (it writes it again), its ready file went
+	 * (it did not), and a process that had returned kept its peer waiting for a ready file that never
+	 * came back. This test counted only failures saying "cannot use", and started the new run when the
+	 * old one had mostly removed its directory already, so it could hardly fail.
+	 */
+	@Test
+	void aNewRunStartingWhileTheLastOneOutRemovesTheDirectoryJoins() throws Exception {
+		List<String> failures = new ArrayList<>();
+		Path job = this.directory.resolve("job");
+		List<Predicate<Set<String>>> points = List.of((names) -> true,
+				(names) -> names.containsAll(Set.of("member-0.properties", "member-1.properties")),
+				(names) -> names.contains("ready-0.properties") || names.contains("ready-1.properties"),
+				(names) -> names.containsAll(Set.of("ready-0.properties", "ready-1.properties")));
+		for (int trial = 0; trial < 4 * points.size(); trial++) {
+			Predicate<Set<String>> resume = points.get(trial % points.size());
+			List<CompletableFuture<FileRendezvous>> old = new ArrayList<>();
+			for (int i = 0; i < 2; i++) {
+				MemberRecord self = FileRendezvous.announce("job", i, 2, 1, false, Duration.ofSeconds(10), List.of());
+				old.add(CompletableFuture.supplyAsync(() -> FileRendezvous.join(this.directory, self),
+						FileRendezvousRaceTest::thread));
+			}
+			FileRendezvous a = old.get(0).get(20, TimeUnit.SECONDS);
+			FileRendezvous b = old.get(1).get(20, TimeUnit.SECONDS);
+			CountDownLatch decided = new CountDownLatch(1);
+			CountDownLatch goOn = new CountDownLatch(1);
+			b.beforeRemovalForTest(() -> {
+				decided.countDown();
+				await(goOn);
+			});
+			a.leave();
+			CompletableFuture<Void> leaving = CompletableFuture.runAsync(b::leave, FileRendezvousRaceTest::thread);
+			assertThat(decided.await(20, TimeUnit.SECONDS)).as("the last one out decided to remove the directory").isTrue();
+
+			CyclicBarrier go = new CyclicBarrier(2);
+			List<CompletableFuture<FileRendezvous>> fresh = new ArrayList<>();
+			for (int i = 0; i < 2; i++) {
+				MemberRecord self = FileRendezvous.announce("job", i, 2, 1, false, Duration.ofSeconds(5), List.of());
+				fresh.add(at(go, () -> FileRendezvous.join(this.directory, self)));
+			}
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+			while (!resume.test(names(job)) && System.nanoTime() < deadline) {
+				Thread.onSpinWait();
+			}
+			goOn.countDown();
+			leaving.get(20, TimeUnit.SECONDS);
+			List<FileRendezvous> joined = new ArrayList<>();
+			for (CompletableFuture<FileRendezvous> f : fresh) {
+				try {
+					joined.add(f.get(20, TimeUnit.SECONDS));
+				}
+				catch (ExecutionException ex) {
+					failures.add("trial " + trial + ": " + ex.getCause());
+				}
+			}
+			joined.forEach(FileRendezvous::leave);
+			try (Stream<Path> walk = Files.walk(this.directory)) {
+				walk.sorted(Comparator.reverseOrder()).filter((p) -> !p.equals(this.directory)).forEach((p) -> p.toFile().delete());
+			}
+		}
+		assertThat(failures).as("new processes that failed to join").isEmpty();
+	}
+
+	private static Set<String> names(Path directory) {
+		try (Stream<Path> files = Files.list(directory)) {
+			return files.map((file) -> file.getFileName().toString()).collect(Collectors.toSet());
+		}
+		catch (IOException ex) {
+			// Renamed away at this moment: nothing there.
+			return Set.of();
+		}
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	private static <T> CompletableFuture<T> at(CyclicBarrier go, java.util.function.Supplier<T> what) {
 		return CompletableFuture.supplyAsync(() -> {
 			try {
@@ -57,66 +147,11 @@ class FileRendezvousRaceTest {
 				throw new RuntimeException(ex);
 			}
 			return what.get();
-		}, runnable -> new Thread(runnable).start());
+		}, FileRendezvousRaceTest::thread);
 	}
 
-	@Test
-	void aNewRunStartingWhileTheLastOneOutRemovesTheDirectoryNeverFindsItUnusable() throws Exception {
-		List<String> cannotUse = new ArrayList<>();
-		// Each trial ends an old run and starts a new one of the same job at the same moment; before the fix
-		// one failed with "cannot use" within 2 to 25 trials.
-		int trials = 60;
-		for (int trial = 0; trial < trials && cannotUse.isEmpty(); trial++) {
-			CyclicBarrier both = new CyclicBarrier(2);
-			List<CompletableFuture<FileRendezvous>> old = new ArrayList<>();
-			for (int i = 0; i < 2; i++) {
-				MemberRecord self = FileRendezvous.announce("job", i, 2, 1, false, Duration.ofSeconds(5), List.of());
-				old.add(at(both, () -> FileRendezvous.join(this.directory, self)));
-			}
-			FileRendezvous a = old.get(0).get(10, TimeUnit.SECONDS);
-			FileRendezvous b = old.get(1).get(10, TimeUnit.SECONDS);
-			a.leave();
-			CyclicBarrier go = new CyclicBarrier(3);
-			List<CompletableFuture<?>> all = new ArrayList<>();
-			all.add(at(go, () -> {
-				b.leave();
-				return null;
-			}));
-			List<CompletableFuture<FileRendezvous>> fresh = new ArrayList<>();
-			for (int i = 0; i < 2; i++) {
-				MemberRecord self = FileRendezvous.announce("job", i, 2, 1, false, Duration.ofMillis(400), List.of());
-				CompletableFuture<FileRendezvous> f = at(go, () -> FileRendezvous.join(this.directory, self));
-				fresh.add(f);
-				all.add(f);
-			}
-			for (CompletableFuture<FileRendezvous> f : fresh) {
-				try {
-					f.get(30, TimeUnit.SECONDS).leave();
-				}
-				catch (ExecutionException ex) {
-					if (ex.getCause().getMessage().contains("cannot use")) {
-						StringBuilder where = new StringBuilder();
-						for (StackTraceElement e : ex.getCause().getCause().getStackTrace()) {
-							if (e.getClassName().startsWith("io.uform") || e.getMethodName().startsWith("create")) {
-								where.append("\n    at ").append(e);
-							}
-						}
-						cannotUse.add("trial " + trial + ": " + ex.getCause() + where);
-					}
-				}
-			}
-			for (CompletableFuture<?> f : all) {
-				try {
-					f.get(30, TimeUnit.SECONDS);
-				}
-				catch (ExecutionException ex) {
-					// counted above
-				}
-			}
-			try (Stream<Path> walk = Files.walk(this.directory)) {
-				walk.sorted(Comparator.reverseOrder()).filter((p) -> !p.equals(this.directory)).forEach((p) -> p.toFile().delete());
-			}
-		}
-		assertThat(cannotUse).as("new processes that found the job directory unusable").isEmpty();
+	/** Runs a task on a thread of its own: a process of the race. */
+	private static void thread(Runnable task) {
+		new Thread(task).start();
 	}
 }
