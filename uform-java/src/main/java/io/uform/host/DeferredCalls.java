@@ -295,7 +295,6 @@ public final class DeferredCalls {
 		}
 	}
 
-	/** A wait in nanoseconds, at least zero, and no overflow for a wait of centuries. */
 	/**
 	 * Takes a slot if one is free now, in arrival order (the timed form; the untimed one barges past
 	 * waiting threads), with the interrupt flag set aside, since the timed form throws for a thread
@@ -318,6 +317,7 @@ public final class DeferredCalls {
 		}
 	}
 
+	/** A wait in nanoseconds, at least zero, and no overflow for a wait of centuries. */
 	private static long saturatedNanos(Duration wait) {
 		try {
 			return Math.max(0, wait.toNanos());
