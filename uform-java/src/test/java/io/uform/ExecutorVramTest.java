@@ -123,6 +123,7 @@ class ExecutorVramTest {
 	}
 
 	@Test
+	@SuppressWarnings("try") // a reservation held through a block that does not use it
 	void askingPastTheScratchLimitFailsThatCallClearlyAndTheExecutorStaysUsable() {
 		Executor executor = vram(ExecutorForVramConfig.defaults().withDevices(List.of(1)).withScratchLimit(1L << 20));
 		DeviceLane lane = executor.lanes().get(0);

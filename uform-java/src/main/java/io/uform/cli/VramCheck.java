@@ -123,6 +123,7 @@ public final class VramCheck {
 		return this.failures;
 	}
 
+	@SuppressWarnings("try") // the reservation is held through the check, not used in it
 	private void growScratch(Executor executor, DeviceLane lane, long target) {
 		try (DeviceBuffer big = lane.reserve(target)) {
 			ScratchStatistics scratch = executor.statistics().scratch().get(0);

@@ -116,6 +116,7 @@ final class VramSearch implements SearchEngine, AutoCloseable {
 		}
 	}
 
+	@SuppressWarnings("try") // the trial reservations are held through their block, not used in it
 	private Shard upload(DeviceLane lane, int devices) {
 		int dimensions = this.corpus.dimensions();
 		int first = (int) ((long) this.corpus.rows() * lane.index() / devices);
