@@ -209,7 +209,8 @@ public final class UformInfo {
 		for (int ordinal = 0; ordinal < snapshot.devices().size(); ordinal++) {
 			GpuDevice gpu = snapshot.devices().get(ordinal);
 			List<String> fields = List.of(Integer.toString(ordinal), gpu.vendor().name().toLowerCase(Locale.ROOT),
-					Integer.toString(gpu.vendorOrdinal()), orEmpty(gpu.gpuClass()), Integer.toString(gpu.computeUnits()),
+					// -1 is "unknown" (no NVML): an empty field, as for every other absent value.
+					(gpu.vendorOrdinal() < 0) ? "" : Integer.toString(gpu.vendorOrdinal()), orEmpty(gpu.gpuClass()), Integer.toString(gpu.computeUnits()),
 					Long.toString(gpu.memoryBytes()), gpu.name(), orEmpty(gpu.uuid()), orEmpty(gpu.pciBusId()));
 			text.append(String.join(",", fields.stream().map(UformInfo::quoted).toList())).append('\n');
 		}

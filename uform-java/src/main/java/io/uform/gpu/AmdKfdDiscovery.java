@@ -145,8 +145,8 @@ final class AmdKfdDiscovery {
 		int gfx = (int) (long) properties.getOrDefault("gfx_target_version", 0L);
 		long uniqueId = properties.getOrDefault("unique_id", 0L);
 		String uuid = uniqueId == 0 ? null : String.format(Locale.ROOT, "GPU-%016X", uniqueId);
-		PciAddress pci = properties.containsKey("location_id") ? PciAddress.ofLocationId(
-				(int) (long) properties.getOrDefault("domain", 0L), (int) (long) properties.get("location_id")) : null;
+		PciAddress pci = properties.containsKey("location_id") ? partitionedGpu(PciAddress.ofLocationId(
+				(int) (long) properties.getOrDefault("domain", 0L), (int) (long) properties.get("location_id"))) : null;
 		Path renderNode = properties.containsKey("drm_render_minor")
 				? this.root.resolve("sys/class/drm/renderD" + properties.get("drm_render_minor") + "/device") : null;
 		// Only a directory there now: one gone later means the device went (see AmdReadings).
@@ -155,6 +155,23 @@ final class AmdKfdDiscovery {
 		GpuDevice device = new GpuDevice(GpuVendor.AMD, vendorOrdinal, GpuClasses.amd(gfx), computeUnits, memory,
 				name(node, amdgpu, gfx), uuid, pci == null ? null : pci.toString());
 		return new FoundGpu(device, () -> AmdReadings.read(amdgpu, memory));
+	}
+
+	/**
+	 * The GPU's own address for a partition of it. On a GPU split into partitions (an MI300X in CPX,
+	 * DPX or QPX mode) the kernel ORs the partition's number into {@code location_id}'s low bits, the
+	 * PCI function, so partition k reads as function k, which does not exist. Where the address read
+	 * is no PCI device but function 0 of it is, that is the GPU. (Not a mask of the function bits: an
+	 * SR-IOV virtual function is a real device at a non-zero function.)
+	 */
+	private PciAddress partitionedGpu(PciAddress read) {
+		if (read.function() == 0) {
+			return read;
+		}
+		PciAddress gpu = new PciAddress(read.domain(), read.bus(), read.device(), 0);
+		Path devices = this.root.resolve("sys/bus/pci/devices");
+		return (!Files.exists(devices.resolve(read.toString())) && Files.exists(devices.resolve(gpu.toString()))) ? gpu
+				: read;
 	}
 
 	/** Frame-buffer memory: banks of heap type 1 (public, CPU-visible) and 2 (private). */

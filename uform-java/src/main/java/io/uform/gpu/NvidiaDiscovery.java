@@ -25,6 +25,14 @@ import io.uform.UformException;
  * {@code CUDA_VISIBLE_DEVICES=2,3} the two devices have CUDA ordinals 0 and 1 and vendor ordinals 2
  * and 3, as {@code nvidia-smi} shows them.
  *
+ * <h2>MIG slices</h2>
+ * A MIG slice has its parent GPU's PCI address, so the match above finds the parent's NVML device,
+ * whose UUID and readings are the whole GPU's. {@code cuDeviceGetUuid_v2} gives the slice's own UUID:
+ * where it differs from NVML's (or, without NVML, where the name says {@code MIG}), the device is a
+ * slice. It is then spelled {@code MIG-} 8-4-4-4-12, as {@code nvidia-smi -L} and
+ * {@code CUDA_VISIBLE_DEVICES} spell it, keeps the parent's vendor ordinal, and its readings carry
+ * only the slice's total memory (NVML's are the parent's, other tenants' slices included).
+ *
  * <h2>Without NVML</h2>
  * The UUID is formatted from {@code cuDeviceGetUuid} as {@code GPU-} 8-4-4-4-12 lower-case hex (the
  * spelling NVML uses), the vendor ordinal is {@code -1} (unknown: only NVML knows
@@ -152,13 +160,32 @@ final class NvidiaDiscovery {
 		int minor = driver.attribute(device, CudaDriver.ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 		PciAddress pci = pciAddress(driver.pciBusId(device));
 		int nvmlIndex = pci == null ? -1 : nvml.getOrDefault(pci, -1);
-		String uuid = nvmlIndex >= 0 ? nvmlUuid(driver, nvmlIndex) : null;
-		if (uuid == null) {
-			uuid = formatUuid(driver.uuid(device));
-		}
+		String parentUuid = nvmlIndex >= 0 ? nvmlUuid(driver, nvmlIndex) : null;
+		String cudaUuid = cudaUuid(driver, device, parentUuid);
+		boolean migSlice = (parentUuid != null) ? !parentUuid.equalsIgnoreCase(cudaUuid) : name.contains(" MIG ");
+		String uuid = (migSlice) ? "MIG-" + cudaUuid.substring("GPU-".length())
+				: (parentUuid != null) ? parentUuid : cudaUuid;
+		// A slice's NVML readings would be its parent's: it reports its own total memory only.
+		int readFrom = (migSlice) ? -1 : nvmlIndex;
 		GpuDevice described = new GpuDevice(GpuVendor.NVIDIA, nvmlIndex, GpuClasses.nvidia(major, minor), sms, total,
 				name, uuid, pci == null ? null : pci.toString());
-		return new FoundGpu(described, () -> readings(driver, nvmlIndex, total));
+		return new FoundGpu(described, () -> readings(driver, readFrom, total));
+	}
+
+	/**
+	 * CUDA's UUID of the device. Where NVML gave one, a failing CUDA call falls back to it (the device
+	 * is then taken for a whole GPU): before MIG was checked this call was not needed there.
+	 */
+	private static String cudaUuid(CudaDriver driver, int device, String nvmlUuid) {
+		if (nvmlUuid == null) {
+			return formatUuid(driver.uuid(device));
+		}
+		try {
+			return formatUuid(driver.uuid(device));
+		}
+		catch (DriverCallException ex) {
+			return nvmlUuid;
+		}
 	}
 
 	private static PciAddress pciAddress(String busId) {

@@ -141,15 +141,34 @@ public final class CpuClasses {
 
 	/**
 	 * The classes of the CPU this JVM runs on, read once from {@code /proc/cpuinfo}.
-	 * @return the classes; only {@code serial} where the file is missing or unreadable
+	 * @return the classes; only {@code serial} where the file is missing or unreadable, or where it
+	 *         describes another architecture than the JVM's
 	 */
 	public static CpuClasses system() {
 		CpuClasses classes = system;
 		if (classes == null) {
-			classes = read(Path.of("/"));
+			classes = forThisJvm(read(Path.of("/")), System.getProperty("os.arch"));
 			system = classes;
 		}
 		return classes;
+	}
+
+	/**
+	 * The classes a JVM of architecture {@code osArch} may use from what {@code /proc/cpuinfo} says:
+	 * none but {@code serial} where the file describes another architecture (an x86-64 JVM under
+	 * Rosetta for Linux or qemu-user reads the ARM kernel's file; LoongArch prints {@code Features}
+	 * lines as aarch64 does), since the JVM runs the other architecture's instructions, not the
+	 * kernel's.
+	 * @param read the classes the file gives
+	 * @param osArch the JVM's {@code os.arch}
+	 * @return {@code read}, or only {@code serial} on a mismatch
+	 */
+	static CpuClasses forThisJvm(CpuClasses read, String osArch) {
+		String jvm = architectureOf(osArch);
+		if (osArch == null || java.util.Objects.equals(jvm, read.architecture)) {
+			return read;
+		}
+		return new CpuClasses(Set.of(), jvm);
 	}
 
 	/**

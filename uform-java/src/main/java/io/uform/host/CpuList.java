@@ -10,6 +10,12 @@ import java.util.BitSet;
  */
 public final class CpuList {
 
+	/**
+	 * One more than the largest CPU id accepted: Linux's NR_CPUS is at most 8192 today; a larger id is
+	 * a corrupt file, which would otherwise overflow a range's end or allocate a set of that size.
+	 */
+	static final int MAX_CPUS = 1 << 20;
+
 	private CpuList() {
 	}
 
@@ -33,11 +39,11 @@ public final class CpuList {
 			int dash = part.indexOf('-');
 			try {
 				if (dash < 0) {
-					cpus.set(Integer.parseInt(part));
+					cpus.set(cpuId(part, part, trimmed));
 				}
 				else {
-					int from = Integer.parseInt(part.substring(0, dash));
-					int to = Integer.parseInt(part.substring(dash + 1));
+					int from = cpuId(part.substring(0, dash), part, trimmed);
+					int to = cpuId(part.substring(dash + 1), part, trimmed);
 					if (to < from) {
 						throw new IllegalArgumentException("Descending range '" + part + "' in cpulist '" + trimmed + "'");
 					}
@@ -76,5 +82,15 @@ public final class CpuList {
 			i = j + 1;
 		}
 		return out.toString();
+	}
+
+	/** A CPU id of an item, 0 to {@link #MAX_CPUS} - 1. */
+	private static int cpuId(String id, String item, String list) {
+		int cpu = Integer.parseInt(id);
+		if (cpu < 0 || cpu >= MAX_CPUS) {
+			throw new IllegalArgumentException("Item '" + item + "' of cpulist '" + list + "' names CPU " + cpu
+					+ ", outside 0-" + (MAX_CPUS - 1));
+		}
+		return cpu;
 	}
 }

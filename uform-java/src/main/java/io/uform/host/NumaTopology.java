@@ -12,12 +12,15 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The NUMA domains of this machine, intersected with the CPUs this process may use, and the cgroup
- * CPU quota that caps how many of them it may keep busy. Read from
+ * The NUMA domains of this machine, intersected with the CPUs the calling thread may use, and the
+ * cgroup CPU quota that caps how many of them it may keep busy. Read from
  * {@code /sys/devices/system/node/nodeN/cpulist}, the {@code Cpus_allowed_list} line of
- * {@code /proc/self/status} (the affinity mask, which includes a container's cpuset) and the
- * cgroup files {@link CgroupCpuQuota} finds; every path hangs off one root so tests can point it at
- * fixture trees.
+ * {@code /proc/thread-self/status} (the calling thread's affinity mask, which includes a
+ * container's cpuset; {@code /proc/self/status}, the process's main thread's, before Linux 3.17) and
+ * the cgroup files {@link CgroupCpuQuota} finds; every path hangs off one root so tests can point it
+ * at fixture trees. The thread's mask, not the process's: an executor's workers start with their
+ * creator's mask, and one made on a narrowed thread (a task of another executor, a thread pinned by
+ * {@code taskset -p}) can use only those CPUs, as {@link Runtime#availableProcessors()} says too.
  *
  * <p>This is the JVM's own view: HotSpot's {@link Runtime#availableProcessors()} is the affinity
  * mask's size, lowered to {@code ceil(quota / period)} when a quota is set, and
@@ -55,7 +58,8 @@ public final class NumaTopology {
 
 	/**
 	 * Reads the topology under a root directory that holds {@code sys/devices/system/node},
-	 * {@code proc/self/status}, {@code proc/self/cgroup}, {@code proc/self/mountinfo} and
+	 * {@code proc/thread-self/status} or {@code proc/self/status}, {@code proc/self/cgroup},
+	 * {@code proc/self/mountinfo} and
 	 * {@code sys/fs/cgroup} as a Linux machine does.
 	 * @param root {@code /} for the running machine, a fixture tree in tests
 	 * @param fallbackCpus CPUs to assume when there is no node directory
@@ -63,7 +67,9 @@ public final class NumaTopology {
 	 */
 	public static NumaTopology read(Path root, int fallbackCpus) {
 		Path nodeRoot = root.resolve("sys/devices/system/node");
-		Optional<int[]> allowed = allowedCpus(root.resolve("proc/self/status"));
+		Path threadStatus = root.resolve("proc/thread-self/status");
+		Optional<int[]> allowed = allowedCpus(Files.isReadable(threadStatus) ? threadStatus
+				: root.resolve("proc/self/status"));
 		Optional<CpuQuota> quota = CgroupCpuQuota.read(root);
 		List<NumaDomain> domains = new ArrayList<>();
 		if (Files.isDirectory(nodeRoot)) {

@@ -76,6 +76,16 @@ class UformInfoTest {
 	}
 
 	@Test
+	void csvLeavesAVendorOrdinalNobodyKnowsEmpty() {
+		UformInfo.Snapshot real = snapshot();
+		GpuDevice withoutNvml = new GpuDevice(GpuVendor.NVIDIA, -1, "nvidia-hopper", 132, 141 * GIB, "NVIDIA H200",
+				"GPU-bbbcbdbe-bfc0-c1c2-c3c4-c5c6c7c8c9ca", "0000:1b:00.0");
+		UformInfo.Snapshot snapshot = new UformInfo.Snapshot(List.of(withoutNvml), List.of(GpuReadings.NONE), real.cpu(),
+				real.numa(), real.compiled(), real.available(), real.problems(), real.notes());
+		assertThat(UformInfo.csv(snapshot).split("\n")[1]).startsWith("0,nvidia,,nvidia-hopper,");
+	}
+
+	@Test
 	void marksSimulatedDevicesInTheReportAndNamesThemInTheCsv() {
 		UformInfo.Snapshot real = snapshot();
 		List<GpuDevice> devices = new ArrayList<>(real.devices());

@@ -89,6 +89,32 @@ class AmdKfdDiscoveryTest {
 			.hasMessageContaining(device + " is gone");
 	}
 
+	@Test
+	void partitionsOfOneMi300xNameTheGpusPciAddressNotAFunctionThatDoesNotExist(@TempDir Path root) throws IOException {
+		Path nodes = root.resolve("sys/class/kfd/kfd/topology/nodes");
+		writeFile(nodes.resolve("0/properties"), "cpu_cores_count 96\nsimd_count 0\nlocation_id 0\ndomain 0\n");
+		for (int partition = 0; partition < 2; partition++) {
+			// The kernel ORs the partition's number into location_id's function bits.
+			writeFile(nodes.resolve((partition + 1) + "/properties"), "simd_count 152\nsimd_per_cu 4\n"
+					+ "gfx_target_version 90402\nlocation_id " + ((0x0c << 8) | partition) + "\ndomain 0\n"
+					+ "drm_render_minor " + (128 + partition) + "\nunique_id 4095374405623145412\n");
+		}
+		Files.createDirectories(root.resolve("sys/bus/pci/devices/0000:0c:00.0"));
+		// An SR-IOV virtual function is a real device at a non-zero function, and keeps its address.
+		writeFile(nodes.resolve("3/properties"), "simd_count 152\nsimd_per_cu 4\ngfx_target_version 90402\n"
+				+ "location_id " + ((0x1d << 8) | 2) + "\ndomain 0\n");
+		Files.createDirectories(root.resolve("sys/bus/pci/devices/0000:1d:00.2"));
+		Files.createDirectories(root.resolve("sys/bus/pci/devices/0000:1d:00.0"));
+		List<GpuDevice> devices = devices(new AmdKfdDiscovery(root, Map.of()).scan());
+		assertThat(devices).extracting(GpuDevice::pciBusId).containsExactly("0000:0c:00.0", "0000:0c:00.0",
+				"0000:1d:00.2");
+	}
+
+	private static void writeFile(Path file, String text) throws IOException {
+		Files.createDirectories(file.getParent());
+		Files.writeString(file, text);
+	}
+
 	private static void copy(Path from, Path to) throws IOException {
 		try (Stream<Path> paths = Files.walk(from)) {
 			for (Path path : (Iterable<Path>) paths::iterator) {

@@ -260,4 +260,32 @@ class NvidiaDiscoveryTest {
 
 		assertThat(NvidiaDiscovery.formatUuid(bytes)).isEqualTo("GPU-00112233-4455-6677-8899-aabbccddeeff");
 	}
+
+	@Test
+	void aMigSliceIsDescribedByItsOwnUuidAndMemoryNotItsParentGpus() {
+		FakeCudaDriver driver = new FakeCudaDriver();
+		FakeCudaDriver.Gpu slice = driver.gpu("NVIDIA A100-SXM4-80GB MIG 1g.10gb", 8, 0, 14, 10 * GIB, 0x1b);
+		String parentUuid = slice.nvmlUuid;
+		// cuDeviceGetUuid_v2 gives the slice's own UUID; NVML, matched by PCI address, the whole GPU's.
+		slice.uuidBytes = new byte[] { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, (byte) 0x88, 0x11, 0x22, 0x33, 0x44,
+				0x55, 0x66, 0x77, (byte) 0x88 };
+		slice.nvmlMemory = new CudaDriver.NvmlMemory(80 * GIB, 20 * GIB);
+		GpuScan scan = scan(driver);
+		GpuDevice device = devices(scan).get(0);
+		assertThat(device.uuid()).isEqualTo("MIG-11223344-5566-7788-1122-334455667788").isNotEqualTo(parentUuid);
+		assertThat(device.memoryBytes()).isEqualTo(10 * GIB);
+		assertThat(device.vendorOrdinal()).as("nvidia-smi's index of the parent GPU").isZero();
+		GpuReadings now = scan.gpus().get(0).readings().get();
+		assertThat(now.memoryTotalBytes()).as("the slice's memory, not the GPU's").isEqualTo(10 * GIB);
+		assertThat(now.memoryUsedBytes()).as("the parent's use counts other tenants' slices").isNull();
+	}
+
+	@Test
+	void aWholeGpuKeepsNvmlsUuidAndReadings() {
+		FakeCudaDriver driver = new FakeCudaDriver();
+		FakeCudaDriver.Gpu gpu = driver.gpu("NVIDIA A100-SXM4-80GB", 8, 0, 108, 80 * GIB, 0x1b);
+		GpuScan scan = scan(driver);
+		assertThat(devices(scan).get(0).uuid()).isEqualTo(gpu.nvmlUuid).startsWith("GPU-");
+		assertThat(scan.gpus().get(0).readings().get().memoryUsedBytes()).isEqualTo(20 * GIB);
+	}
 }

@@ -67,6 +67,22 @@ class CpuClassesTest {
 	}
 
 	@Test
+	void aJvmOfAnotherArchitectureThanTheKernelsFileGetsOnlySerial() {
+		// An x86-64 JVM under Rosetta for Linux or qemu-user reads the ARM kernel's cpuinfo.
+		CpuClasses arm = CpuClasses.fromCpuinfo(Fixtures.cpuinfo("neoverse-n1-graviton2"), "amd64");
+		assertThat(arm.available()).contains("arm-neon");
+		assertThat(CpuClasses.forThisJvm(arm, "amd64").available()).containsExactly(CpuClasses.SERIAL);
+		assertThat(CpuClasses.forThisJvm(arm, "aarch64").available()).contains("arm-neon");
+		// LoongArch prints Features lines, as aarch64 does.
+		CpuClasses loongArch = CpuClasses.fromCpuinfo("processor\t\t: 0\ncpu family\t\t: Loongson-64bit\n"
+				+ "Features\t\t: cpucfg lam ual fpu lsx lasx crc32 complex crypto lvz\n", "loongarch64");
+		assertThat(CpuClasses.forThisJvm(loongArch, "loongarch64").available()).containsExactly(CpuClasses.SERIAL);
+		// The same architecture keeps what the file offers.
+		CpuClasses zen4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"), "amd64");
+		assertThat(CpuClasses.forThisJvm(zen4, "amd64")).isSameAs(zen4);
+	}
+
+	@Test
 	void thisMachineIsClassifiedAsItsFixture() {
 		// The fixture is a copy of this project's build machine; elsewhere this only checks that
 		// reading the real file works and yields at least serial.

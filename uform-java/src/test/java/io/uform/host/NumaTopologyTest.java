@@ -1,10 +1,19 @@
 package io.uform.host;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class NumaTopologyTest {
 
@@ -72,5 +81,51 @@ class NumaTopologyTest {
 		NumaTopology topology = NumaTopology.system();
 		// Read on the test's main thread, which nobody pinned: the JVM's count is the same budget.
 		assertThat(topology.cpuBudget()).isEqualTo(Runtime.getRuntime().availableProcessors());
+	}
+
+	@Test
+	void theCallingThreadsMaskWinsOverTheProcesssWhereLinuxShowsIt(@TempDir Path root) throws IOException {
+		write(root.resolve("sys/devices/system/node/node0/cpulist"), "0-3\n");
+		write(root.resolve("sys/devices/system/node/node1/cpulist"), "4-7\n");
+		write(root.resolve("proc/self/status"), "Name:\tjava\nCpus_allowed_list:\t0-7\n");
+		write(root.resolve("proc/thread-self/status"), "Name:\tworker\nCpus_allowed_list:\t4-5\n");
+		assertThat(NumaTopology.read(root, 99).domains()).containsExactly(new NumaDomain(1, new int[] { 4, 5 }));
+		// Before Linux 3.17 there is no thread-self: the process's mask stands for it.
+		Files.delete(root.resolve("proc/thread-self/status"));
+		assertThat(NumaTopology.read(root, 99).domains()).hasSize(2);
+	}
+
+	@Test
+	@Timeout(value = 30, unit = TimeUnit.SECONDS)
+	void onThisMachineAThreadPinnedToOneCpuSeesOnlyThatCpu() throws Exception {
+		ThreadPinner pinner = ThreadPinner.system();
+		assumeTrue(pinner.currentThreadAffinity().map((cpus) -> cpus.length >= 2).orElse(false),
+				"needs 2 or more CPUs and working pinning (JNA and sched_setaffinity)");
+		AtomicReference<int[]> seen = new AtomicReference<>();
+		Thread thread = new Thread(() -> {
+			assertThat(pinner.pinCurrentThread(new int[] { 0 })).isNull();
+			NumaTopology topology = NumaTopology.system();
+			seen.set(new int[] { Runtime.getRuntime().availableProcessors(),
+					topology.domains().stream().mapToInt(NumaDomain::cpuCount).sum() });
+		});
+		thread.start();
+		thread.join();
+		assertThat(seen.get()[0]).as("the JVM's own count for that thread").isEqualTo(1);
+		assertThat(seen.get()[1]).as("CPUs the topology offers that thread").isEqualTo(1);
+	}
+
+	@Test
+	void aCpulistNamingAnImpossibleCpuIsRefusedAsACorruptFileAndTheDomainsComeFromTheMask(@TempDir Path root)
+			throws IOException {
+		assertThatIllegalArgumentException().isThrownBy(() -> CpuList.parse("0-2147483647"))
+			.withMessageContaining("names CPU 2147483647");
+		write(root.resolve("sys/devices/system/node/node0/cpulist"), "0-2147483647\n");
+		write(root.resolve("proc/self/status"), "Cpus_allowed_list:\t0-1\n");
+		assertThat(NumaTopology.read(root, 99).domains()).containsExactly(new NumaDomain(0, new int[] { 0, 1 }));
+	}
+
+	private static void write(Path file, String text) throws IOException {
+		Files.createDirectories(file.getParent());
+		Files.writeString(file, text);
 	}
 }
