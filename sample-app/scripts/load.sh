@@ -40,8 +40,19 @@ if [ -z "$jar" ]; then
   jar=$(ls "$root"/sample-app/target/uform-sample-app-*.jar | grep -v original | head -1)
 fi
 
+# What a failure must not leave behind: the app's JVM, its log, the summary. launch runs in this
+# shell (never in a pipeline's subshell, whose $app this trap would not see), so this sees them all.
 app=""
-trap '[ -n "$app" ] && kill "$app" 2>/dev/null; [ -n "$app" ] && wait "$app" 2>/dev/null || true' EXIT
+log=""
+summary=""
+cleanup() {
+  if [ -n "$app" ]; then
+    kill "$app" 2>/dev/null || true
+    wait "$app" 2>/dev/null || true
+  fi
+  rm -f "$log" "$summary"
+}
+trap cleanup EXIT
 
 # Whether the app answers its health endpoint: with curl, else python3, else bash's own /dev/tcp
 # (a GPU machine may have neither of the first two).
@@ -58,7 +69,7 @@ healthy() {
 
 # Starts the app, loads it, stops it; the client's output goes to stdout.
 launch() {
-  local port log
+  local port
   # A free port from the kernel; 18080 where there is no python3 (a bare GPU machine).
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
   log=$(mktemp /tmp/uform-sample-load.XXXXXX.log)
@@ -70,13 +81,14 @@ launch() {
     if ! kill -0 "$app" 2>/dev/null; then echo "load.sh: the app exited; its log:" >&2; cat "$log" >&2; exit 1; fi
     sleep 0.5
   done
-  healthy "$port" || { echo "load.sh: the app is not ready after 60 s; log: $log" >&2; exit 1; }
+  healthy "$port" || { echo "load.sh: the app is not ready after 60 s; its log:" >&2; cat "$log" >&2; exit 1; }
   grep -E "Search: |Generated " "$log" | sed 's/^.*\] //' || true
   "$java" "$here/LoadClient.java" --url="http://127.0.0.1:$port" "${args[@]}"
   kill "$app" 2>/dev/null || true
   wait "$app" 2>/dev/null || true
   app=""
   rm -f "$log"
+  log=""
 }
 
 if [ "$launches" = 1 ]; then
@@ -86,7 +98,10 @@ fi
 summary=$(mktemp)
 for n in $(seq 1 "$launches"); do
   echo "== launch $n of $launches"
-  launch | tee -a "$summary"
+  # Not 'launch | tee': a pipeline runs launch in a subshell, where a failure exits with the app's PID
+  # unknown to this shell's trap, and the app would keep running.
+  launch > >(tee -a "$summary")
+  wait $! 2>/dev/null || true
 done
 echo
 echo "== ratios over $launches launches (each launch: its own JVM, engines interleaved)"
@@ -102,3 +117,4 @@ grep -E '^[a-z-]+ vs [a-z-]+: throughput x' "$summary" | sed -E 's/^([a-z-]+ vs 
       }
     }'
 rm -f "$summary"
+summary=""

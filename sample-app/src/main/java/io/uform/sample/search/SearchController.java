@@ -5,6 +5,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.annotation.JsonDeserialize;
 
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -65,7 +66,8 @@ public class SearchController {
 	 * @param k hits wanted, 10 when absent
 	 * @param engine which path scans, {@code auto} when absent
 	 */
-	public record SearchRequest(float @Nullable [] vector, @Nullable Integer k, @Nullable String engine) {
+	public record SearchRequest(@JsonDeserialize(using = JsonNumberArray.class) float @Nullable [] vector,
+			@Nullable Integer k, @Nullable String engine) {
 	}
 
 	/**
