@@ -147,8 +147,15 @@ final class VramSearch implements SearchEngine, AutoCloseable {
 				lane.synchronize();
 			}
 		}
-		return new Shard(first, rows, matrix, lane.hostBuffer((long) dimensions * Float.BYTES),
-				lane.hostBuffer((long) rows * Float.BYTES));
+		HostBuffer queryStaging = lane.hostBuffer((long) dimensions * Float.BYTES);
+		try {
+			return new Shard(first, rows, matrix, queryStaging, lane.hostBuffer((long) rows * Float.BYTES));
+		}
+		catch (RuntimeException | Error ex) {
+			// Native memory, which the executor's free does not reclaim: given back here.
+			queryStaging.close();
+			throw ex;
+		}
 	}
 
 	/**
