@@ -317,18 +317,26 @@ public final class DeviceLane {
 		this.device.makeCurrentForWork(this.executor);
 	}
 
-	/** Waits for the stream unless the executor was freed (which synchronised it before releasing). */
+	/**
+	 * Waits for the stream, so that no queued copy still uses a host buffer about to be freed. Once the
+	 * executor's release has begun, waits for the release to end instead: the release synchronises the
+	 * stream, but only after the verbs in flight on other threads, and until then a copy queued into
+	 * the buffer may still be running.
+	 */
 	void synchronizeIfLive() {
-		if (!this.device.released()) {
-			try {
-				synchronize();
+		if (this.device.released()) {
+			this.device.awaitReleaseDone();
+			return;
+		}
+		try {
+			synchronize();
+		}
+		catch (UformException ex) {
+			if (ex.status() != UformException.Status.FREED || !this.device.released()) {
+				throw ex;
 			}
-			catch (UformException ex) {
-				// Released between the check and the wait: the release synchronised the stream first.
-				if (ex.status() != UformException.Status.FREED || !this.device.released()) {
-					throw ex;
-				}
-			}
+			// Released between the check and the wait.
+			this.device.awaitReleaseDone();
 		}
 	}
 

@@ -581,7 +581,15 @@ public final class Executor implements AutoCloseable {
 				+ "another thread was freeing the executor");
 		owned.pool.requestStop();
 		dropped.awaitCompleted(deadline(IDLE_THREADS_EXIT));
-		throw new UformException(Status.TIMEOUT, "Executor '" + name() + "' was being freed by another thread, which "
+		if (owned.released.getCount() == 0 && dropped.count() == 0) {
+			// The other free ended just as this one gave up, with nothing left to drop: no timeout to report.
+			return;
+		}
+		throw timedOutBesideAnotherFree(owned, period, dropped);
+	}
+
+	private UformException timedOutBesideAnotherFree(Resources owned, Duration period, DeferredCalls.Dropped dropped) {
+		return new UformException(Status.TIMEOUT, "Executor '" + name() + "' was being freed by another thread, which "
 				+ "did not finish within this free's " + period + ": " + unfinished(owned, owned.deferred.describeRunning())
 				+ "; " + dropped.count() + " queued call(s) were dropped (their futures completed with FREED). The other "
 				+ "free goes on, and frees the executor once what runs returns");

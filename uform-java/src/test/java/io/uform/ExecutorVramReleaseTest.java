@@ -132,6 +132,48 @@ class ExecutorVramReleaseTest {
 	}
 
 	@Test
+	void aHostBufferClosedWhileAReleaseWaitsForAVerbIsFreedOnlyAfterItsStreamIsSynchronised() throws Exception {
+		Executor executor = onCuda();
+		DeviceLane lane = executor.lanes().get(0);
+		HostBuffer result = lane.hostBuffer(256);
+		HostBuffer input = lane.hostBuffer(256);
+		DeviceBuffer device = lane.reserve(256);
+		// Queued: the GPU writes into result's native memory until the stream is synchronised.
+		lane.copyToHost(device, result);
+		// Another thread's verb is in flight (held in the driver), so the release waits for it.
+		PausingCudaCompute.Pause copy = this.cuda.pauseNext("cuMemcpyHtoDAsync_v2");
+		CompletableFuture<Void> copying = CompletableFuture.runAsync(() -> lane.copyToDevice(input, device));
+		copy.awaitArrival();
+		CompletableFuture<Void> freeing = CompletableFuture.runAsync(executor::free);
+		while (true) {
+			// Until the release has begun: new work is refused.
+			try {
+				lane.reserve(16).close();
+				Thread.sleep(5);
+			}
+			catch (UformException ex) {
+				assertThat(ex.status()).isEqualTo(Status.FREED);
+				break;
+			}
+		}
+		long before = synchronizes();
+		CompletableFuture<Void> closing = CompletableFuture.runAsync(result::close);
+		Thread.sleep(300);
+		boolean closedFirst = closing.isDone();
+		long during = synchronizes();
+		copy.resume();
+		copying.get(10, TimeUnit.SECONDS);
+		freeing.get(10, TimeUnit.SECONDS);
+		closing.get(10, TimeUnit.SECONDS);
+		assertThat(during).as("nobody synchronised the stream yet").isEqualTo(before);
+		assertThat(closedFirst).as("close() freed result's memory before the copy into it was waited for").isFalse();
+	}
+
+	private long synchronizes() {
+		return this.cuda.calls().stream().filter((call) -> call.startsWith("cuStreamSynchronize")).count();
+	}
+
+	@Test
 	void anErrorReleasingOneDeviceStillReleasesTheOthersAndReachesFree() {
 		AtomicBoolean failSynchronize = new AtomicBoolean();
 		GpuRuntime failing = new GpuRuntime() {

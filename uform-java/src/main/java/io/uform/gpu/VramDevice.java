@@ -188,6 +188,18 @@ public final class VramDevice {
 		this.inUse.readLock().unlock();
 	}
 
+	/**
+	 * Waits until a release that has begun has ended (the stream synchronised, the memory given back):
+	 * a read lock is granted only once the writer is done. For a host buffer about to be freed, which
+	 * a copy on the stream may use until then. The caller must hold no verb's read lock (a
+	 * {@code HostBuffer.close()}, holding only its own monitor, does not: a copy on that buffer, the
+	 * only verb that takes the monitor, takes it before the read lock).
+	 */
+	public void awaitReleaseDone() {
+		this.inUse.readLock().lock();
+		this.inUse.readLock().unlock();
+	}
+
 	private UformException freed(String executor) {
 		return new UformException(Status.FREED, "Executor '" + executor + "' was freed, and device " + this.index
 				+ " with it; make a new executor to run more work");
