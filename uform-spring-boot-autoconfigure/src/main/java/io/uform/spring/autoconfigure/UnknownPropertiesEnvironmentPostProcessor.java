@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Enumeration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -34,6 +35,7 @@ import org.springframework.boot.logging.DeferredLogFactory;
 import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.PropertySourceOrigin;
 import org.springframework.core.Ordered;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
@@ -120,7 +122,9 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 			return;
 		}
 		Set<String> known = new HashSet<>();
-		Set<String> knownElements = new HashSet<>();
+		// Lists by their type, whether or not a source sets them: an element of one is valid whichever
+		// source's value the binder took (the whole list above it, say).
+		Set<String> knownElements = new HashSet<>(bound.listShapes());
 		bound.names().forEach((name) -> (isElement(name) ? knownElements : known).add(shape(name)));
 		OTHER_SPRING_NAMES.forEach((name) -> known.add(shape(ConfigurationPropertyName.of(name))));
 		String jvmMemory = shape(ConfigurationPropertyName.of(SimulatedDevices.MEMORY_PROPERTY));
@@ -149,7 +153,8 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 			if (metadata.declares(shape, element)) {
 				return;
 			}
-			if (element && (known.contains(shape) || metadata.shapes.contains(shape))) {
+			if (element && !bound.listShapes().contains(shape)
+					&& (known.contains(shape) || metadata.shapes.contains(shape))) {
 				this.logger.warn(singleValueMessage(found, withoutIndices(found.get(0).name)));
 			}
 			else {
@@ -207,7 +212,18 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 	private static Bound boundNames(ConfigurableEnvironment environment) {
 		Set<ConfigurationPropertyName> names = new HashSet<>();
 		Set<String> written = new HashSet<>();
+		Set<String> listShapes = new HashSet<>();
 		Binder.get(environment).bind("uform", Bindable.of(UformProperties.class), new AbstractBindHandler() {
+
+			@Override
+			public <T> Bindable<T> onStart(ConfigurationPropertyName name, Bindable<T> target, BindContext context) {
+				// Every property the binder tries, set or not: the list-typed ones, by their type.
+				ResolvableType type = target.getType();
+				if (type.isArray() || Collection.class.isAssignableFrom(type.toClass())) {
+					listShapes.add(shape(name));
+				}
+				return target;
+			}
 
 			@Override
 			public void onFinish(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
@@ -230,11 +246,14 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 				}
 			}
 		});
-		return new Bound(names, written);
+		return new Bound(names, written, listShapes);
 	}
 
-	/** What binding consumed: canonical names, and the keys as their sources hold them. */
-	private record Bound(Set<ConfigurationPropertyName> names, Set<String> written) {
+	/**
+	 * What binding consumed: canonical names, and the keys as their sources hold them; and the shapes
+	 * of the list-typed properties it tried, whether or not a source set them.
+	 */
+	private record Bound(Set<ConfigurationPropertyName> names, Set<String> written, Set<String> listShapes) {
 	}
 
 	/**

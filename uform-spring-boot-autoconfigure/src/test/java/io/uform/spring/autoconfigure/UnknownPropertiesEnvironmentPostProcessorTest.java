@@ -111,6 +111,19 @@ class UnknownPropertiesEnvironmentPostProcessorTest {
 	}
 
 	@Test
+	void listElementsBelowAWholeListAreQuietEvenWithoutMetadata(CapturedOutput output) {
+		// The whole list wins, so the binder never reads the elements; they are valid all the same (the
+		// property is a list), and must not be called a list element of a single-value property.
+		fromCommandLine(Map.of("uform.vram.devices", "0,1", "uform.ram.memory-domains", "0"));
+		this.environment.getPropertySources()
+			.addLast(new MapPropertySource("application.properties", Map.of("uform.ram.memory-domains[0]", "0")));
+		fromEnvironment(Map.of("UFORM_VRAM_DEVICES_1", "1"));
+		postProcess(withClassLoader(new MetadataClassLoader(null)));
+		assertThat(output).doesNotContain("takes a single value");
+		assertThat(unknownLines(output)).isZero();
+	}
+
+	@Test
 	void keysWithBadValuesAreValidKeys(CapturedOutput output) {
 		fromCommandLine(Map.of("uform.ram.threads", "many", "uform.vram.enabled", "maybe", "uform.mesh.job",
 				"${NO_SUCH_VARIABLE}", "uform.shutdown.await-termination-period", "soon"));
