@@ -25,6 +25,17 @@ import static org.assertj.core.api.Assertions.fail;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ExecutorFreeEdgesTest {
 
+	/** Defers a call that runs until {@code release} opens, and waits until it has started. */
+	static void occupyDeferredThread(Executor executor, CountDownLatch release) throws InterruptedException {
+		CountDownLatch started = new CountDownLatch(1);
+		executor.defer(() -> {
+			started.countDown();
+			await(release);
+			return null;
+		});
+		started.await();
+	}
+
 	static void await(CountDownLatch latch) {
 		try {
 			latch.await(20, TimeUnit.SECONDS);
@@ -73,14 +84,8 @@ class ExecutorFreeEdgesTest {
 	@Test
 	void freeWithAPeriodIsBoundedEvenWhileAnotherThreadRunsAnUnboundedFree() throws Exception {
 		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1));
-		CountDownLatch started = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		executor.defer(() -> {
-			started.countDown();
-			await(release);
-			return null;
-		});
-		started.await();
+		occupyDeferredThread(executor, release);
 		Thread unbounded = new Thread(executor::free);
 		unbounded.setDaemon(true);
 		unbounded.start();
@@ -118,14 +123,8 @@ class ExecutorFreeEdgesTest {
 	@Test
 	void aContinuationOfADroppedCallThatDrainsDoesNotHang() throws Exception {
 		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1).withDeferredLimit(64));
-		CountDownLatch started = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		executor.defer(() -> {
-			started.countDown();
-			await(release);
-			return null;
-		});
-		started.await();
+		occupyDeferredThread(executor, release);
 		CompletableFuture<String> drained = new CompletableFuture<>();
 		CompletableFuture<Object> first = executor.defer(() -> "never");
 		first.whenComplete((value, failure) -> {
@@ -163,14 +162,8 @@ class ExecutorFreeEdgesTest {
 		int rounds = 100;
 		for (int round = 0; round < rounds; round++) {
 			Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1).withDeferredLimit(64));
-			CountDownLatch started = new CountDownLatch(1);
 			CountDownLatch release = new CountDownLatch(1);
-			executor.defer(() -> {
-				started.countDown();
-				await(release);
-				return null;
-			});
-			started.await();
+			occupyDeferredThread(executor, release);
 			List<CompletableFuture<Object>> queued = new ArrayList<>();
 			for (int i = 0; i < 63; i++) {
 				queued.add(executor.defer(() -> "never"));
