@@ -1060,15 +1060,19 @@ public final class FileRendezvous {
 		/**
 		 * Reports what an earlier run left; gives up on a live second claim of this index. Member records
 		 * are judged first, so that a {@code ready} file beside its writer's live record (same
-		 * incarnation) counts as what it is: a run that joined, or is joining, without this process. This
-		 * process then fails as a second claim of its index, or on the disagreement (a count) that kept
-		 * it out, at its first poll; telling it to remove a live run's directory would be wrong.
+		 * incarnation) counts as what it is: a run that joined, or is joining, without this process.
+		 * Telling this process to remove a live run's directory would be wrong; so would writing anything
+		 * there (its record, an abort), which a process of that run still finishing its join would read
+		 * and fail on while its peers have returned. So this process fails alone, as a second claim of
+		 * its index or on the disagreement (a count) that kept it out, having written nothing.
 		 */
 		private void checkLeftovers(Set<String> names) throws Failure {
 			List<String> leftovers = new ArrayList<>();
 			MemberRecord rival = null;
 			// Incarnations of the live records, by index.
 			Map<Integer, String> live = new HashMap<>();
+			MemberRecord anyLive = null;
+			boolean joinedRun = false;
 			for (String name : new TreeSet<>(names)) {
 				Matcher member = MEMBER.matcher(name);
 				if (!member.matches()) {
@@ -1085,6 +1089,7 @@ public final class FileRendezvous {
 						continue;
 					}
 					live.put(parseIndex(member), record.incarnation());
+					anyLive = record;
 					if (record.index() == this.self.index()) {
 						rival = record;
 					}
@@ -1120,6 +1125,9 @@ public final class FileRendezvous {
 						leftovers.add(name + " of " + mark.who() + ", written " + since(mark.written()) + ": only a run "
 								+ "whose processes all joined leaves one");
 					}
+					else {
+						joinedRun = true;
+					}
 				}
 				catch (IllegalArgumentException ex) {
 					if (!abort) {
@@ -1130,10 +1138,22 @@ public final class FileRendezvous {
 					throw new Failure(cannotUse(ex), false);
 				}
 			}
-			// A live record of this index first: the ready files beside it are then a run that joined
-			// without this process, not an earlier run's leftovers.
+			if (joinedRun) {
+				// Every index of that run is claimed (a ready is written only once all were seen).
+				if (rival != null) {
+					throw new Failure(duplicate(rival, this.self, false), false);
+				}
+				String disagreement = differences(anyLive);
+				throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "' in "
+						+ this.directory + " has a run of " + anyLive.count() + " process(es) that joined (or is joining) "
+						+ "without this one" + ((disagreement != null) ? "; processes disagree on " + disagreement : "")
+						+ ". This process gives up alone, and that run goes on. Give this process's run its own job name, "
+						+ "or the same hostDomainCount and gpusPerMultimemDomain as that run and an index of its own"),
+						false);
+			}
+			// A live record of this index, in a run still meeting: both claims give up.
 			if (rival != null) {
-				throw new Failure(duplicate(rival, this.self), true);
+				throw new Failure(duplicate(rival, this.self, true), true);
 			}
 			if (!leftovers.isEmpty()) {
 				throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "' in "
@@ -1143,8 +1163,11 @@ public final class FileRendezvous {
 			}
 		}
 
-		/** Two claims of one index; {@code first} was there first. */
-		private UformException duplicate(MemberRecord first, MemberRecord second) {
+		/**
+		 * Two claims of one index; {@code first} was there first.
+		 * @param both whether both give up (a run still meeting), or only the second (a run that joined)
+		 */
+		private UformException duplicate(MemberRecord first, MemberRecord second, boolean both) {
 			String sameHost = "";
 			if (first.host().equals(second.host()) && !first.hostKey().equals(second.hostKey())) {
 				sameHost = " (both on host " + first.host() + ": if pid " + first.pid() + " was an earlier incarnation of "
@@ -1156,7 +1179,7 @@ public final class FileRendezvous {
 					+ first.bootstrapStarted() + ") and host " + second.host() + " pid " + second.pid() + " (began "
 					+ second.bootstrapStarted() + "). Give each process its own "
 					+ "hostDomainIndex in [0, " + this.self.count() + ") (in Kubernetes, from JOB_COMPLETION_INDEX)"
-					+ sameHost + ". Both give up");
+					+ sameHost + ((both) ? ". Both give up" : ". The later one gives up; the run that joined goes on"));
 		}
 
 		private void checkAborts(Set<String> names) throws Failure {
@@ -1208,7 +1231,7 @@ public final class FileRendezvous {
 				return;
 			}
 			if (!record.incarnation().equals(this.self.incarnation())) {
-				throw new Failure(duplicate(this.self, record), true);
+				throw new Failure(duplicate(this.self, record, true), true);
 			}
 		}
 
@@ -1229,7 +1252,7 @@ public final class FileRendezvous {
 				catch (FileAlreadyExistsException ex) {
 					MemberRecord rival = readRecordOrNull(name);
 					if (rival != null && !rival.incarnation().equals(this.self.incarnation())) {
-						throw new Failure(duplicate(rival, this.self), true);
+						throw new Failure(duplicate(rival, this.self, true), true);
 					}
 					if (rival != null) {
 						// This process's own record (written before, and not seen gone after all).
@@ -1301,6 +1324,17 @@ public final class FileRendezvous {
 		}
 
 		private void checkAgreement(MemberRecord other) throws Failure {
+			String differences = differences(other);
+			if (differences != null) {
+				throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': processes "
+						+ "disagree on " + differences + ". Start every process of the run with "
+						+ "the same hostDomainCount and gpusPerMultimemDomain (set gpusPerMultimemDomain where hosts have "
+						+ "different GPU counts)"), true);
+			}
+		}
+
+		/** What another process's record disagrees with this one's on, or {@code null}. */
+		private String differences(MemberRecord other) {
 			List<String> differences = new ArrayList<>();
 			MemberRecord me = this.self;
 			if (other.count() != me.count()) {
@@ -1311,12 +1345,7 @@ public final class FileRendezvous {
 				differences.add("gpusPerMultimemDomain: " + other.who() + " has " + gpus(other) + ", " + me.who()
 						+ " has " + gpus(me));
 			}
-			if (!differences.isEmpty()) {
-				throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': processes "
-						+ "disagree on " + String.join("; and on ", differences) + ". Start every process of the run with "
-						+ "the same hostDomainCount and gpusPerMultimemDomain (set gpusPerMultimemDomain where hosts have "
-						+ "different GPU counts)"), true);
-			}
+			return (differences.isEmpty()) ? null : String.join("; and on ", differences);
 		}
 
 		private static String gpus(MemberRecord record) {

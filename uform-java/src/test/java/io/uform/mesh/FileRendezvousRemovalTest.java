@@ -155,6 +155,43 @@ class FileRendezvousRemovalTest {
 		}
 	}
 
+	/**
+	 * A run of 2 whose index 0 has returned (it read both ready files) while index 1 is one poll from
+	 * returning; a late process of another count arrives. It sees a run that joined without it, and
+	 * must fail alone having written nothing: a record or abort of it would make index 1 fail while
+	 * index 0 runs on. (Not about removal, but about the same live run's files being read right.)
+	 */
+	@Test
+	void aLateProcessWithAnotherCountNeverSplitsARunFinishingItsJoin() throws Exception {
+		for (int trial = 0; trial < 20; trial++) {
+			String name = "split-" + trial;
+			Path job = this.directory.resolve(name);
+			MemberRecord one = FileRendezvous.announce(name, 1, 2, 1, false, Duration.ofSeconds(5), List.of());
+			CompletableFuture<FileRendezvous> joining = CompletableFuture.supplyAsync(
+					() -> FileRendezvous.join(this.directory, one), (task) -> new Thread(task).start());
+			MemberRecord zero = FileRendezvous.announce(name, 0, 2, 1, false, Duration.ofSeconds(5), List.of());
+			MemberRecord late = FileRendezvous.announce(name, 2, 3, 1, false, Duration.ofSeconds(5), List.of());
+			// Index 0, played here: its record, then (ready-1 seen, no stranger) its ready: it has returned.
+			awaitFile(job.resolve("member-1.properties"));
+			put(job, "member-0.properties", zero.toBytes());
+			awaitFile(job.resolve("ready-1.properties"));
+			put(job, "ready-0.properties", ready(zero));
+			CompletableFuture<FileRendezvous> lateJoin = CompletableFuture.supplyAsync(
+					() -> FileRendezvous.join(this.directory, late), (task) -> new Thread(task).start());
+			try {
+				joining.get(20, TimeUnit.SECONDS).leave();
+			}
+			catch (ExecutionException ex) {
+				throw new AssertionError("trial " + trial + ": index 0 returned joined, index 1 failed: "
+						+ ex.getCause().getMessage(), ex.getCause());
+			}
+			assertThat(lateJoin).failsWithin(Duration.ofSeconds(20))
+				.withThrowableOfType(ExecutionException.class)
+				.withMessageContaining("disagree on hostDomainCount")
+				.withMessageContaining("gives up alone");
+		}
+	}
+
 	private static String marker(int index, String incarnation) {
 		return "marker.index=" + index + "\nmarker.count=2\nmarker.incarnation=" + incarnation
 				+ "\nmarker.host=node-a\nmarker.pid=7\nmarker.written=2020-01-01T00:00:00Z\n";
