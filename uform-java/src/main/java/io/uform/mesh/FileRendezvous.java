@@ -139,9 +139,10 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * ready file of another incarnation is there, everything else goes back into {@code <job>}: the grave
  * renamed back whole when {@code <job>} is absent or empty (a rename replaces only an empty
  * directory), otherwise file by file with {@code link(2)}, which never replaces a name: a file the
- * live run wrote again meanwhile wins over its older copy. Restores cannot fight: each remover has its
- * own grave, a file goes back only where its name is free, and a second remover that renames the
- * restored directory away restores it the same way. Between the two renames the live run's waiting
+ * live run wrote again meanwhile wins over its older copy. Restores lose no file to each other: each
+ * remover has its own grave, a file goes back only where its name is free and leaves the grave only
+ * once it is back (or a newer one is), a second remover that renames the directory away mid-merge
+ * restores what it took the same way, and the first puts the rest into whatever replaced it. Between the two renames the live run's waiting
  * processes see their directory gone and write their member and {@code ready} files again (each poll
  * writes its own back when it is missing), so they never depend on the restore; a process that has
  * returned does, for its {@code ready}, which a slow peer still needs. Limits of the window: a file
@@ -589,17 +590,39 @@ public final class FileRendezvous {
 	 * the grave holds (the finished run's are deleted already): the grave whole when {@code <job>} is
 	 * absent (or empty: made by a process that has written nothing yet), else file by file with
 	 * {@code link(2)}, which never replaces a file of that name (the live run's own, written again
-	 * meanwhile, wins); then removes the grave. Package-private for tests of the merge.
+	 * meanwhile, wins); then removes the grave. A file leaves the grave only once it is in
+	 * {@code <job>} or a newer one is: where {@code <job>} itself is renamed away during the merge (a
+	 * second remover, which restores what it took the same way), the rest is put back again into the
+	 * directory that replaces it. Should that keep happening, the grave is kept rather than a file
+	 * lost. Package-private for tests of the merge.
 	 */
 	static void restore(Path grave, Path home) throws IOException {
-		try {
-			Files.move(grave, home, StandardCopyOption.ATOMIC_MOVE);
-			return;
+		for (int attempt = 1;; attempt++) {
+			try {
+				Files.move(grave, home, StandardCopyOption.ATOMIC_MOVE);
+				return;
+			}
+			catch (FileSystemException ex) {
+				// Not empty: the live run's processes made it again, seeing theirs gone. Merge.
+			}
+			makeDirectory(home);
+			if (merge(grave, home)) {
+				Files.deleteIfExists(grave);
+				return;
+			}
+			if (attempt >= DIRECTORY_ATTEMPTS) {
+				LOG.log(Level.WARNING, "Mesh: " + home + " was renamed away " + attempt + " times while a live run's "
+						+ "files were put back into it; kept them in " + grave + " rather than lose them");
+				return;
+			}
 		}
-		catch (FileSystemException ex) {
-			// Not empty: the live run's processes made it again, seeing theirs gone. Merge.
-		}
-		makeDirectory(home);
+	}
+
+	/**
+	 * Moves each file of the grave into {@code home} without replacing one there.
+	 * @return {@code true} when the grave is empty; {@code false} when {@code home} went away meanwhile
+	 */
+	private static boolean merge(Path grave, Path home) throws IOException {
 		JobFiles files = new JobFiles(grave, "");
 		for (String name : files.list()) {
 			Path from = grave.resolve(name);
@@ -607,20 +630,34 @@ public final class FileRendezvous {
 			try {
 				Files.createLink(to, from);
 			}
-			catch (FileAlreadyExistsException | NoSuchFileException ex) {
-				// Written again meanwhile (that one wins), or gone.
+			catch (FileAlreadyExistsException ex) {
+				// Written again meanwhile: that one wins, and the grave's copy goes.
+			}
+			catch (NoSuchFileException ex) {
+				if (Files.exists(from)) {
+					// Not the grave's file that is missing but home: renamed away by another remover.
+					return false;
+				}
+				continue;
 			}
 			catch (UnsupportedOperationException | FileSystemException ex) {
 				// No hard links here: a rename, which replaces, so only where the name is free.
 				if (Files.notExists(to)) {
-					Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+					try {
+						Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+						continue;
+					}
+					catch (NoSuchFileException gone) {
+						if (Files.exists(from)) {
+							return false;
+						}
+						continue;
+					}
 				}
 			}
+			Files.deleteIfExists(from);
 		}
-		for (String name : files.list()) {
-			Files.deleteIfExists(grave.resolve(name));
-		}
-		Files.deleteIfExists(grave);
+		return true;
 	}
 
 	private static String since(Instant when) {

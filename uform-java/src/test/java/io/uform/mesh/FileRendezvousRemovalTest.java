@@ -2,6 +2,7 @@ package io.uform.mesh;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -10,9 +11,11 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -190,6 +193,54 @@ class FileRendezvousRemovalTest {
 				.withMessageContaining("disagree on hostDomainCount")
 				.withMessageContaining("gives up alone");
 		}
+	}
+
+	/**
+	 * While a remover merges a live run's files back into {@code <job>}, a second remover renames
+	 * {@code <job>} away: the files not yet put back must go into whatever replaces it, not be deleted
+	 * with the first remover's grave.
+	 */
+	@Test
+	void aSecondRemoverTakingTheDirectoryDuringAMergeLosesNoFile() throws Exception {
+		Path grave = Files.createDirectories(this.directory.resolve(".job.removed-first"));
+		int count = 3000;
+		for (int i = 0; i < count; i++) {
+			Files.writeString(grave.resolve("ready-" + i + ".properties"), "ready " + i);
+		}
+		Path job = Files.createDirectories(this.directory.resolve("job"));
+		Files.writeString(job.resolve("member-0.properties"), "written again meanwhile");
+		Path second = this.directory.resolve(".job.removed-second");
+		AtomicBoolean renamed = new AtomicBoolean();
+		Thread remover = new Thread(() -> {
+			// Renames <job> away as soon as the merge has put a file back into it.
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+			while (System.nanoTime() < deadline) {
+				try (DirectoryStream<Path> files = Files.newDirectoryStream(job)) {
+					int seen = 0;
+					for (Path ignored : files) {
+						if (++seen > 1) {
+							break;
+						}
+					}
+					if (seen > 1) {
+						Files.move(job, second, StandardCopyOption.ATOMIC_MOVE);
+						renamed.set(true);
+						return;
+					}
+				}
+				catch (IOException ex) {
+					return;
+				}
+			}
+		});
+		remover.start();
+		FileRendezvous.restore(grave, job);
+		remover.join();
+		assertThat(renamed).as("the second remover took the directory during the merge").isTrue();
+		Set<String> kept = new TreeSet<>(names(job));
+		kept.addAll(names(second));
+		kept.addAll(names(grave));
+		assertThat(kept).as("files in <job>, the second remover's grave, or the first's").hasSize(count + 1);
 	}
 
 	private static String marker(int index, String incarnation) {
