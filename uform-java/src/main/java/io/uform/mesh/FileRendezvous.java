@@ -527,6 +527,11 @@ public final class FileRendezvous {
 				theirs.add(name);
 			}
 		}
+		if (!theirs.isEmpty() && allLeft(files, names, theirs)) {
+			// Another run's, but one whose every process has left too (its ready files stay until its
+			// directory goes): put back, it would be litter nobody is left to remove.
+			theirs.clear();
+		}
 		if (theirs.isEmpty()) {
 			for (int attempt = 1;; attempt++) {
 				for (String name : names) {
@@ -557,6 +562,26 @@ public final class FileRendezvous {
 				+ "run's files (" + theirs + "); they go back into " + home);
 		if (!inPlace) {
 			restore(grave, home);
+		}
+		return true;
+	}
+
+	/**
+	 * Whether each of these member and ready files has a {@code left} file of its index and
+	 * incarnation beside it: their processes have all left.
+	 */
+	private static boolean allLeft(JobFiles files, Set<String> names, List<String> theirs) {
+		for (String name : theirs) {
+			Matcher matcher = MEMBER.matcher(name);
+			if (!matcher.matches()) {
+				matcher = READY.matcher(name);
+				matcher.matches();
+			}
+			String left = "left-" + matcher.group(1) + ".properties";
+			String owner = files.owner(name);
+			if (owner == null || !names.contains(left) || !owner.equals(files.owner(left))) {
+				return false;
+			}
 		}
 		return true;
 	}

@@ -243,6 +243,22 @@ class FileRendezvousRemovalTest {
 		assertThat(kept).as("files in <job>, the second remover's grave, or the first's").hasSize(count + 1);
 	}
 
+	/**
+	 * The directory a delayed remover took holds another run's files, but that run has finished too
+	 * (a left file beside each of its ready files): it is deleted, not put back as litter that nobody
+	 * is left to remove.
+	 */
+	@Test
+	void aFinishedRunFoundInTheGraveIsNotPutBack() throws IOException {
+		Path job = Files.createDirectories(this.directory.resolve("job"));
+		for (int i = 0; i < 2; i++) {
+			Files.writeString(job.resolve("ready-" + i + ".properties"), marker(i, "new-" + i));
+			Files.writeString(job.resolve("left-" + i + ".properties"), marker(i, "new-" + i));
+		}
+		assertThat(FileRendezvous.removeDirectory(this.directory, "job", "old-1", OLD_RUN, OLD_LISTING)).isFalse();
+		assertThat(names(this.directory)).isEmpty();
+	}
+
 	private static String marker(int index, String incarnation) {
 		return "marker.index=" + index + "\nmarker.count=2\nmarker.incarnation=" + incarnation
 				+ "\nmarker.host=node-a\nmarker.pid=7\nmarker.written=2020-01-01T00:00:00Z\n";
