@@ -112,6 +112,11 @@ class FileRendezvousRaceTest {
 				}
 			}
 			joined.forEach(FileRendezvous::leave);
+			Set<String> left = names(this.directory);
+			if (joined.size() == 2 && !left.isEmpty()) {
+				// Both runs ended cleanly: neither a job directory nor a remover's grave may be left.
+				failures.add("trial " + trial + ": left behind " + left);
+			}
 			try (Stream<Path> walk = Files.walk(this.directory)) {
 				walk.sorted(Comparator.reverseOrder()).filter((p) -> !p.equals(this.directory)).forEach((p) -> p.toFile().delete());
 			}
