@@ -312,6 +312,16 @@ public final class DeviceLane {
 		}
 	}
 
+	/**
+	 * Whether the executor's release of this device has begun: verbs are refused from then on. Never
+	 * waits, unlike a verb called at that moment, which waits for the release while it waits for the
+	 * verbs in progress.
+	 * @return {@code true} once the release has begun
+	 */
+	boolean releaseBegun() {
+		return this.device.released();
+	}
+
 	/** Makes the device's context current on the calling thread, before a device task runs. */
 	void bind() {
 		this.device.makeCurrentForWork(this.executor);

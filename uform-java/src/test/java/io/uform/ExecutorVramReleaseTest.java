@@ -94,7 +94,9 @@ class ExecutorVramReleaseTest {
 		user.start();
 		copy.awaitArrival();
 		CompletableFuture<Void> freeing = CompletableFuture.runAsync(executor::free);
-		Thread.sleep(300);
+		// Not a verb to find out: one called as the release begins waits for it, and so for the copy.
+		awaitReleaseBegun(lane);
+		Thread.sleep(100);
 		assertThat(freeing).as("free() waits for the copy that is being queued").isNotDone();
 		assertThat(catchThrowable(() -> lane.reserve(16))).as("new work is refused meanwhile")
 			.isInstanceOfSatisfying(UformException.class, (ex) -> assertThat(ex.status()).isEqualTo(Status.FREED));
@@ -145,17 +147,7 @@ class ExecutorVramReleaseTest {
 		CompletableFuture<Void> copying = CompletableFuture.runAsync(() -> lane.copyToDevice(input, device));
 		copy.awaitArrival();
 		CompletableFuture<Void> freeing = CompletableFuture.runAsync(executor::free);
-		while (true) {
-			// Until the release has begun: new work is refused.
-			try {
-				lane.reserve(16).close();
-				Thread.sleep(5);
-			}
-			catch (UformException ex) {
-				assertThat(ex.status()).isEqualTo(Status.FREED);
-				break;
-			}
-		}
+		awaitReleaseBegun(lane);
 		long before = synchronizes();
 		CompletableFuture<Void> closing = CompletableFuture.runAsync(result::close);
 		Thread.sleep(300);
@@ -167,6 +159,18 @@ class ExecutorVramReleaseTest {
 		closing.get(10, TimeUnit.SECONDS);
 		assertThat(during).as("nobody synchronised the stream yet").isEqualTo(before);
 		assertThat(closedFirst).as("close() freed result's memory before the copy into it was waited for").isFalse();
+	}
+
+	/**
+	 * Waits until the release has begun, without calling a verb: a verb called just as it begins waits
+	 * behind it, and the release waits for the held copy, which this thread has to resume.
+	 */
+	private static void awaitReleaseBegun(DeviceLane lane) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (!lane.releaseBegun()) {
+			assertThat(System.nanoTime()).as("the release began within 20 s").isLessThan(deadline);
+			Thread.sleep(1);
+		}
 	}
 
 	private long synchronizes() {
