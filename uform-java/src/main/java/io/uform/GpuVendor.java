@@ -39,6 +39,15 @@ public enum GpuVendor {
 	}
 
 	/**
+	 * Whether this version runs VRAM executors on this vendor's devices: NVIDIA GPUs (CUDA) and
+	 * simulated devices. AMD GPUs are discovered and listed, but a HIP binding is not built yet.
+	 * @return {@code true} for {@link #NVIDIA} and {@link #SIMULATED}
+	 */
+	public boolean runsVramExecutors() {
+		return this == NVIDIA || this == SIMULATED;
+	}
+
+	/**
 	 * The vendor with the given C ABI number.
 	 * @param code a {@code uform_gpu_vendor_t} value
 	 * @return the vendor, or {@link #UNKNOWN} for a number uform does not know

@@ -88,7 +88,8 @@ public record HostPlacement(List<NumaDomain> domains, int threads, int[] colocat
 		}
 		if (requested < 1) {
 			throw UformException.invalid("threads", requested, "must be at least 1 (it counts the thread that calls a fork); "
-					+ "leave it unset for " + defaultThreads(cores) + ", 7/8 of the " + cores + " cores here");
+					+ "leave it unset for " + defaultThreads(cores) + " of the " + cores + " cores here (7/8 of them from 8 "
+					+ "cores up, every one below)");
 		}
 		if (requested > MAX_THREADS) {
 			throw UformException.invalid("threads", requested, "must be at most " + MAX_THREADS + "; this machine's domains carry "

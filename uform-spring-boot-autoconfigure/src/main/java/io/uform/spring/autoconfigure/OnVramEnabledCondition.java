@@ -8,13 +8,16 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 import io.uform.GpuDevice;
+import io.uform.GpuVendor;
 import io.uform.Uform;
 
 /**
  * Whether to make the VRAM executor's beans, from {@code uform.vram.enabled}: {@code true} always
  * (startup then fails without a GPU, saying what discovery found), {@code false} never, and
- * {@code auto} (the default) only where this process sees a GPU, so that the same application runs
- * on machines with and without one.
+ * {@code auto} (the default) only where this process sees a GPU a VRAM executor runs on (NVIDIA, or
+ * simulated devices; {@link GpuVendor#runsVramExecutors()}), so that the same application runs on
+ * machines with and without one, and on one with only AMD GPUs, which this version lists but cannot
+ * run a VRAM executor on yet.
  */
 class OnVramEnabledCondition extends SpringBootCondition {
 
@@ -27,8 +30,23 @@ class OnVramEnabledCondition extends SpringBootCondition {
 		if (enabled.equalsIgnoreCase("false")) {
 			return ConditionOutcome.noMatch("uform.vram.enabled is false");
 		}
-		List<GpuDevice> devices = Uform.gpuDevices();
-		return devices.isEmpty() ? ConditionOutcome.noMatch("uform.vram.enabled is auto and this process sees no GPU")
-				: ConditionOutcome.match("uform.vram.enabled is auto and this process sees " + devices.size() + " GPU(s)");
+		return auto(Uform.gpuDevices());
+	}
+
+	/** The outcome of {@code auto} on these devices. */
+	static ConditionOutcome auto(List<GpuDevice> devices) {
+		if (devices.isEmpty()) {
+			return ConditionOutcome.noMatch("uform.vram.enabled is auto and this process sees no GPU");
+		}
+		long runnable = devices.stream().filter((device) -> device.vendor().runsVramExecutors()).count();
+		if (runnable == 0) {
+			return ConditionOutcome.noMatch("uform.vram.enabled is auto and this process sees " + devices.size()
+					+ " GPU(s), none of which a VRAM executor runs on yet (" + devices.stream()
+						.map((device) -> device.vendor().name())
+						.distinct()
+						.toList() + ")");
+		}
+		return ConditionOutcome.match("uform.vram.enabled is auto and this process sees " + runnable
+				+ " GPU(s) a VRAM executor runs on");
 	}
 }

@@ -64,7 +64,11 @@ final class UformStartupLog {
 				int ordinal = stats.devices().get(i);
 				GpuDevice device = all.get(ordinal);
 				ScratchStatistics scratch = (i < stats.scratch().size()) ? stats.scratch().get(i) : null;
-				devices.add(ordinal + " (" + device.vendor() + " " + device.name() + ", "
+				// "NVIDIA H200", not "NVIDIA NVIDIA H200": the vendor only where the name does not say it.
+				String vendor = device.vendor().name();
+				String name = device.name().toUpperCase(java.util.Locale.ROOT).startsWith(vendor) ? device.name()
+						: vendor + " " + device.name();
+				devices.add(ordinal + " (" + name + ", "
 						+ DataSize.ofBytes(device.memoryBytes()).toMegabytes() + " MB, scratch limit "
 						+ ((scratch == null || scratch.limitBytes() == null) ? "none"
 								: DataSize.ofBytes(scratch.limitBytes()).toMegabytes() + " MB")

@@ -113,6 +113,10 @@ class UformAutoConfigurationTest {
 			assertThat(output).contains("Made uform RAM executor bean 'uformRamExecutor' (" + context.getBean(Executor.class).name()
 					+ "): 2 threads on memory domains [");
 			assertThat(output).contains(", deferred limit 64");
+			// The module's simulated devices: the VRAM executor's line names each, its vendor said once.
+			assertThat(output).contains("Made uform VRAM executor bean 'uformVramExecutor'")
+				.containsPattern("devices \\d+ \\(Simulated GPU \\d+ \\(host memory\\), \\d+ MB, scratch limit none\\)")
+				.doesNotContain("SIMULATED Simulated");
 		});
 	}
 
