@@ -207,7 +207,7 @@ public final class UformAutoConfiguration {
 					+ "the executor where a GPU is seen) or set it to true";
 		}
 		return "uform.vram.enabled is " + ((enabled != null) ? value + origin : "auto (the default)") + " and this "
-				+ "process sees no GPU. Run where the GPUs are visible and set uform.vram.enabled=true so that startup "
+				+ "process sees no GPU a VRAM executor runs on (NVIDIA, or simulated devices). Run where the GPUs are visible and set uform.vram.enabled=true so that startup "
 				+ "says what discovery found, or for development opt in to simulated devices with "
 				+ "uform.devices.simulated=1";
 	}
