@@ -31,6 +31,13 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ExecutorVramReleaseTest {
 
+	/**
+	 * Runs each task on a thread of its own: these tasks block (held in the driver, or waiting for one
+	 * another), and on JDK 25 a 2-core machine's common pool runs them one after the other, so a free
+	 * queued behind a held copy never started.
+	 */
+	private static final java.util.concurrent.Executor OWN_THREAD = (task) -> new Thread(task).start();
+
 	private final SimulatedRuntime simulated = new SimulatedRuntime(2, 64L << 20);
 
 	private final RecordingCuda cuda = new RecordingCuda(1);
@@ -93,7 +100,7 @@ class ExecutorVramReleaseTest {
 		});
 		user.start();
 		copy.awaitArrival();
-		CompletableFuture<Void> freeing = CompletableFuture.runAsync(executor::free);
+		CompletableFuture<Void> freeing = CompletableFuture.runAsync(executor::free, OWN_THREAD);
 		// Not a verb to find out: one called as the release begins waits for it, and so for the copy.
 		awaitReleaseBegun(lane);
 		Thread.sleep(100);
@@ -118,13 +125,13 @@ class ExecutorVramReleaseTest {
 		HostBuffer host = lane.hostBuffer(256);
 		DeviceBuffer device = lane.reserve(256);
 		PausingCudaCompute.Pause copy = this.cuda.pauseNext("cuMemcpyHtoDAsync_v2");
-		CompletableFuture<Void> copying = CompletableFuture.runAsync(() -> lane.copyToDevice(host, device));
+		CompletableFuture<Void> copying = CompletableFuture.runAsync(() -> lane.copyToDevice(host, device), OWN_THREAD);
 		copy.awaitArrival();
 		// The free waits for the copy; the close waits for the copy's hold on the buffer, and then enters
 		// the device to wait for the stream: neither may wait for the other.
-		CompletableFuture<Void> freeing = CompletableFuture.runAsync(executor::free);
+		CompletableFuture<Void> freeing = CompletableFuture.runAsync(executor::free, OWN_THREAD);
 		Thread.sleep(100);
-		CompletableFuture<Void> closing = CompletableFuture.runAsync(host::close);
+		CompletableFuture<Void> closing = CompletableFuture.runAsync(host::close, OWN_THREAD);
 		Thread.sleep(100);
 		copy.resume();
 		copying.get(10, TimeUnit.SECONDS);
@@ -144,12 +151,12 @@ class ExecutorVramReleaseTest {
 		lane.copyToHost(device, result);
 		// Another thread's verb is in flight (held in the driver), so the release waits for it.
 		PausingCudaCompute.Pause copy = this.cuda.pauseNext("cuMemcpyHtoDAsync_v2");
-		CompletableFuture<Void> copying = CompletableFuture.runAsync(() -> lane.copyToDevice(input, device));
+		CompletableFuture<Void> copying = CompletableFuture.runAsync(() -> lane.copyToDevice(input, device), OWN_THREAD);
 		copy.awaitArrival();
-		CompletableFuture<Void> freeing = CompletableFuture.runAsync(executor::free);
+		CompletableFuture<Void> freeing = CompletableFuture.runAsync(executor::free, OWN_THREAD);
 		awaitReleaseBegun(lane);
 		long before = synchronizes();
-		CompletableFuture<Void> closing = CompletableFuture.runAsync(result::close);
+		CompletableFuture<Void> closing = CompletableFuture.runAsync(result::close, OWN_THREAD);
 		Thread.sleep(300);
 		boolean closedFirst = closing.isDone();
 		long during = synchronizes();
@@ -240,7 +247,7 @@ class ExecutorVramReleaseTest {
 		Executor executor = onCuda();
 		PausingCudaCompute.Pause release = this.cuda.pauseNext("cuStreamSynchronize");
 		CompletableFuture<Throwable> freeing = CompletableFuture.supplyAsync(() -> catchThrowable(
-				() -> executor.free(Duration.ofMillis(100))));
+				() -> executor.free(Duration.ofMillis(100))), OWN_THREAD);
 		release.awaitArrival();
 		Throwable thrown = freeing.get(20, TimeUnit.SECONDS);
 		release.resume();

@@ -31,7 +31,8 @@ class FileRendezvousRivalTest {
 	@Test
 	void aWaitingProcessWhoseRecordARivalReplacedFailsNamingTheDuplicate() throws Exception {
 		MemberRecord self = FileRendezvous.announce("rival", 0, 2, 1, false, Duration.ofSeconds(20), List.of());
-		CompletableFuture<FileRendezvous> joining = CompletableFuture.supplyAsync(() -> FileRendezvous.join(this.directory, self));
+		CompletableFuture<FileRendezvous> joining = CompletableFuture.supplyAsync(() -> FileRendezvous.join(this.directory, self),
+				(task) -> new Thread(task).start());
 		Path record = this.directory.resolve("rival").resolve("member-0.properties");
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 		while (!Files.exists(record) && System.nanoTime() < deadline) {
