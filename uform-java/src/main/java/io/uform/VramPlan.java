@@ -132,12 +132,14 @@ final class VramPlan {
 
 	private static List<Integer> chooseDevices(List<Integer> asked, List<GpuDevice> all) {
 		if (asked == null) {
-			// A simulated device is never chosen in place of a real GPU: only where there is none.
-			boolean anyReal = all.stream().anyMatch((device) -> device.vendor() != GpuVendor.SIMULATED);
+			// A simulated device is never chosen in place of a real GPU a VRAM executor runs on, nor a GPU
+			// it does not run on yet (AMD) in place of one it does: the first kind where there is one, else
+			// the second, else whatever there is (which then says it is unsupported).
+			int rank = all.stream().mapToInt(VramPlan::preference).min().orElse(0);
 			int best = 0;
 			int bestHolders = Integer.MAX_VALUE;
 			for (int ordinal = 0; ordinal < all.size(); ordinal++) {
-				if (anyReal && all.get(ordinal).vendor() == GpuVendor.SIMULATED) {
+				if (preference(all.get(ordinal)) != rank) {
 					continue;
 				}
 				AtomicInteger holders = HOLDERS.get(ordinal);
@@ -164,6 +166,14 @@ final class VramPlan {
 			}
 		}
 		return List.copyOf(seen);
+	}
+
+	/** How much an absent {@code devices} prefers a device: 0 a real GPU it runs on, 1 simulated, 2 other. */
+	private static int preference(GpuDevice device) {
+		if (!device.vendor().runsVramExecutors()) {
+			return 2;
+		}
+		return (device.vendor() == GpuVendor.SIMULATED) ? 1 : 0;
 	}
 
 	private static String describe(List<GpuDevice> all) {

@@ -82,6 +82,19 @@ class VramPlanTest {
 	}
 
 	@Test
+	void anAmdGpuIsNeverChosenInPlaceOfOneAVramExecutorRunsOn() {
+		GpuDevice mi300x = new GpuDevice(GpuVendor.AMD, 0, "amd-cdna3", 304, 192L << 30, "AMD Instinct MI300X", null,
+				"0000:0c:00.0");
+		GpuDevice simulatedDevice = this.simulated.devices().get(0);
+		assertThat(VramPlan.of(ExecutorForVramConfig.defaults(), List.of(mi300x, H100), this.sysfs,
+				(gpu, ordinal) -> this.simulated).ordinals).as("the NVIDIA GPU, not the AMD one listed first")
+			.containsExactly(1);
+		assertThat(VramPlan.of(ExecutorForVramConfig.defaults(), List.of(mi300x, simulatedDevice), this.sysfs,
+				(gpu, ordinal) -> this.simulated).ordinals).as("opted-in simulated devices where only AMD GPUs are real")
+			.containsExactly(1);
+	}
+
+	@Test
 	void olderNvidiaClassesRunOnNewerDevicesAndNothingCrossesVendors() {
 		assertThat(VramPlan.runsOn("nvidia-ampere", "nvidia-hopper")).isTrue();
 		assertThat(VramPlan.runsOn("nvidia-hopper", "nvidia-hopper")).isTrue();
