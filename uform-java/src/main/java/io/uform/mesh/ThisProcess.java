@@ -89,8 +89,7 @@ final class ThisProcess {
 			return Optional.of("its process is no longer running");
 		}
 		Optional<Instant> now = handle.get().info().startInstant();
-		// Start times come from the same kernel counters every time; a second of slack covers rounding.
-		if (started != null && now.isPresent() && Math.abs(now.get().toEpochMilli() - started.toEpochMilli()) > 1_000) {
+		if (started != null && now.isPresent() && !sameStart(now.get(), started)) {
 			return Optional.of("pid " + pid + " now belongs to another process (started " + now.get()
 					+ "; the record's process started " + started + ")");
 		}
@@ -114,7 +113,15 @@ final class ThisProcess {
 			return false;
 		}
 		Optional<Instant> now = handle.get().info().startInstant();
-		return now.isPresent() && Math.abs(now.get().toEpochMilli() - started.toEpochMilli()) <= 1_000;
+		return now.isPresent() && sameStart(now.get(), started);
+	}
+
+	/**
+	 * Whether two readings of a process's start time are the same start: they come from the same kernel
+	 * counters every time, and a second of slack covers rounding.
+	 */
+	private static boolean sameStart(Instant one, Instant other) {
+		return Math.abs(one.toEpochMilli() - other.toEpochMilli()) <= 1_000;
 	}
 
 	private static String readTrimmed(Path file) {
