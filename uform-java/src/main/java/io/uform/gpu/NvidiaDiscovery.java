@@ -177,13 +177,13 @@ final class NvidiaDiscovery {
 	 * is then taken for a whole GPU): before MIG was checked this call was not needed there.
 	 */
 	private static String cudaUuid(CudaDriver driver, int device, String nvmlUuid) {
-		if (nvmlUuid == null) {
-			return formatUuid(driver.uuid(device));
-		}
 		try {
 			return formatUuid(driver.uuid(device));
 		}
 		catch (DriverCallException ex) {
+			if (nvmlUuid == null) {
+				throw ex;
+			}
 			return nvmlUuid;
 		}
 	}
