@@ -653,10 +653,10 @@ public final class FileRendezvous {
 			Path from = grave.resolve(name);
 			Path to = home.resolve(name);
 			try {
-				Files.createLink(to, from);
+				linkOrMove(from, to);
 			}
 			catch (FileAlreadyExistsException ex) {
-				// Written again meanwhile: that one wins, and the grave's copy goes.
+				// Written again meanwhile: that one wins.
 			}
 			catch (NoSuchFileException ex) {
 				if (Files.exists(from)) {
@@ -665,24 +665,31 @@ public final class FileRendezvous {
 				}
 				continue;
 			}
-			catch (UnsupportedOperationException | FileSystemException ex) {
-				// No hard links here: a rename, which replaces, so only where the name is free.
-				if (Files.notExists(to)) {
-					try {
-						Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
-						continue;
-					}
-					catch (NoSuchFileException gone) {
-						if (Files.exists(from)) {
-							return false;
-						}
-						continue;
-					}
-				}
-			}
+			// Back in home (or a newer one is): the grave's name goes. After a move there is none.
 			Files.deleteIfExists(from);
 		}
 		return true;
+	}
+
+	/**
+	 * Puts a file in place without replacing one: a hard link, or where the file system has none, a
+	 * rename (which replaces), so only where the name is free.
+	 * @throws FileAlreadyExistsException where {@code to} exists
+	 * @throws NoSuchFileException where {@code from} or {@code to}'s directory does not
+	 */
+	private static void linkOrMove(Path from, Path to) throws IOException {
+		try {
+			Files.createLink(to, from);
+		}
+		catch (FileAlreadyExistsException | NoSuchFileException ex) {
+			throw ex;
+		}
+		catch (UnsupportedOperationException | FileSystemException ex) {
+			if (Files.exists(to)) {
+				throw new FileAlreadyExistsException(to.toString());
+			}
+			Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+		}
 	}
 
 	private static String since(Instant when) {
