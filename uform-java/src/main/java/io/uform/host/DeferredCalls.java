@@ -132,6 +132,10 @@ public final class DeferredCalls {
 	 */
 	private volatile boolean freed;
 
+	/** Run by the runner before each take; nothing outside tests ({@link #beforeTakeForTest}). */
+	private volatile Runnable beforeTake = () -> {
+	};
+
 	/**
 	 * Starts the runner thread.
 	 * @param name the executor's name; the runner is called {@code uform-<name>-deferred}
@@ -330,20 +334,7 @@ public final class DeferredCalls {
 	private void runCalls() {
 		try {
 			while (true) {
-				Object next;
-				this.lock.lock();
-				try {
-					while (this.queue.isEmpty()) {
-						this.changed.awaitUninterruptibly();
-					}
-					next = this.queue.pollFirst();
-					if (next != STOP) {
-						this.running = (Call<?>) next;
-					}
-				}
-				finally {
-					this.lock.unlock();
-				}
+				Object next = takeNext();
 				if (next == STOP) {
 					return;
 				}
@@ -372,6 +363,52 @@ public final class DeferredCalls {
 			LIVE.remove(this);
 			this.onStop.run();
 		}
+	}
+
+	/**
+	 * The next call, or {@link #STOP}, waiting for one as long as it takes; it never throws. Taking
+	 * allocates: a contended lock and the condition's wait each make a queue node. Out of memory there
+	 * (a call that just filled the heap, a continuation that holds it full) would otherwise end the
+	 * runner, and with it every queued and later call, silently: their futures would never complete.
+	 * Nothing is taken off the queue until the last step, which allocates nothing, so a failed take
+	 * simply tries again a millisecond later, as {@link #finishWhenMemoryAllows} does.
+	 */
+	private Object takeNext() {
+		while (true) {
+			try {
+				return takeOnce();
+			}
+			catch (Throwable ex) {
+				DeferredCompletions.pauseForMemory();
+			}
+		}
+	}
+
+	private Object takeOnce() {
+		this.lock.lock();
+		try {
+			this.beforeTake.run();
+			while (this.queue.isEmpty()) {
+				this.changed.awaitUninterruptibly();
+			}
+			Object next = this.queue.pollFirst();
+			if (next != STOP) {
+				this.running = (Call<?>) next;
+			}
+			return next;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Runs {@code hook} on the runner, under the lock, each time before it waits for the next call:
+	 * tests make it throw what an allocation there can ({@link OutOfMemoryError}), which no test can
+	 * time reliably on a real heap.
+	 */
+	void beforeTakeForTest(Runnable hook) {
+		this.beforeTake = hook;
 	}
 
 	/** How a call ended. */
