@@ -16,6 +16,10 @@ import com.sun.jna.Pointer;
  * <p>Context binding is per host thread (native-interfaces.md 1.3): every method except
  * {@link #primaryContextRetain}, {@link #primaryContextRelease} and {@link #setCurrentContext} needs
  * the owning context current on the calling thread first.
+ *
+ * <p>Events ({@link #eventCreate}, {@link #eventRecord}, {@link #eventQuery}, {@link #eventDestroy})
+ * are how a wait with a deadline asks "is the work queued so far done?" without also waiting for
+ * work other code queues on the same stream afterwards, which {@link #streamQuery} would see.
  */
 public interface CudaCompute {
 
@@ -48,6 +52,12 @@ public interface CudaCompute {
 
 	/** {@code CUDA_ERROR_NOT_FOUND}: for {@code cuModuleGetFunction}, no kernel of that name. */
 	int CUDA_ERROR_NOT_FOUND = 500;
+
+	/** {@code CUDA_ERROR_NOT_READY}: from a query, "still running"; not a failure. */
+	int CUDA_ERROR_NOT_READY = 600;
+
+	/** {@code CU_EVENT_DISABLE_TIMING}: an event that only marks completion, the cheapest kind to record and query. */
+	int CU_EVENT_DISABLE_TIMING = 0x2;
 
 	/** {@code CUDA_ERROR_LAUNCH_FAILED}: a kernel faulted; the context is unusable afterwards. */
 	int CUDA_ERROR_LAUNCH_FAILED = 719;
@@ -102,6 +112,36 @@ public interface CudaCompute {
 	 *         (600), which is no error; any other status throws
 	 */
 	boolean streamQuery(long stream);
+
+	/**
+	 * {@code cuEventCreate}.
+	 * @param flags {@link #CU_EVENT_DISABLE_TIMING} for a completion marker
+	 * @return the {@code CUevent}
+	 */
+	long eventCreate(int flags);
+
+	/**
+	 * {@code cuEventRecord}: the event completes once the work queued on the stream before this call
+	 * is done, whatever is queued after it.
+	 * @param event a {@code CUevent} from {@link #eventCreate(int)}
+	 * @param stream a {@code CUstream}, or 0 for the legacy default stream
+	 */
+	void eventRecord(long event, long stream);
+
+	/**
+	 * {@code cuEventQuery}: whether the work the event was recorded after is done, without waiting.
+	 * @param event a {@code CUevent}
+	 * @return {@code true} on {@code CUDA_SUCCESS} (also for an event never recorded), {@code false}
+	 *         on {@link #CUDA_ERROR_NOT_READY}, which is no error; any other status throws
+	 */
+	boolean eventQuery(long event);
+
+	/**
+	 * {@code cuEventDestroy_v2} (the header maps {@code cuEventDestroy} to it). An event recorded on
+	 * work that is still running may be destroyed: the driver frees it once that work is done.
+	 * @param event a {@code CUevent} from {@link #eventCreate(int)}
+	 */
+	void eventDestroy(long event);
 
 	/**
 	 * {@code cuMemAlloc_v2}.

@@ -207,7 +207,7 @@ public final class CudaRuntime implements GpuRuntime {
 					+ "(an index past a buffer's end, a rows/dim argument larger than the buffers). The device's context "
 					+ "is unusable from now on: close every executor on this device, and check the launch's sizes "
 					+ "against the buffers (compute-sanitizer names the access)";
-			case CudaCompute.CUDA_ERROR_INVALID_HANDLE -> "A stream, module or kernel handle that is not valid in "
+			case CudaCompute.CUDA_ERROR_INVALID_HANDLE -> "A stream, event, module or kernel handle that is not valid in "
 					+ "this context was passed: one used after it was destroyed or unloaded, or one from another device";
 			case CudaCompute.CUDA_ERROR_INVALID_CONTEXT -> "No live context is current on this thread: "
 					+ "makeCurrent() must come first on every thread, and nothing may be called after close()";
@@ -307,6 +307,51 @@ public final class CudaRuntime implements GpuRuntime {
 			catch (DriverCallException ex) {
 				// As for a synchronise: a faulting kernel's error surfaces here too.
 				throw failed(ex, " querying stream " + hex(stream));
+			}
+		}
+
+		@Override
+		public long createEvent() {
+			open();
+			try {
+				return this.compute.eventCreate(CudaCompute.CU_EVENT_DISABLE_TIMING);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " creating an event");
+			}
+		}
+
+		@Override
+		public void recordEvent(long event, long stream) {
+			open();
+			try {
+				this.compute.eventRecord(event, stream);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " recording event " + hex(event) + " on stream " + hex(stream));
+			}
+		}
+
+		@Override
+		public boolean eventDone(long event) {
+			open();
+			try {
+				return this.compute.eventQuery(event);
+			}
+			catch (DriverCallException ex) {
+				// As for a stream query: a faulting kernel queued before the event surfaces here.
+				throw failed(ex, " querying event " + hex(event));
+			}
+		}
+
+		@Override
+		public void destroyEvent(long event) {
+			open();
+			try {
+				this.compute.eventDestroy(event);
+			}
+			catch (DriverCallException ex) {
+				throw failed(ex, " destroying event " + hex(event));
 			}
 		}
 

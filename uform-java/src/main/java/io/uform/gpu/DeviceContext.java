@@ -58,6 +58,36 @@ public interface DeviceContext extends AutoCloseable {
 	boolean idle(long stream);
 
 	/**
+	 * Creates an event that only marks completion ({@code cuEventCreate} with
+	 * {@code CU_EVENT_DISABLE_TIMING}); destroy it with {@link #destroyEvent(long)}.
+	 * @return the {@code CUevent} handle, never 0
+	 */
+	long createEvent();
+
+	/**
+	 * Records the event on the stream ({@code cuEventRecord}): it completes once the work queued on the
+	 * stream before this call is done, whatever other code queues on the stream afterwards.
+	 * @param event a handle from {@link #createEvent()}
+	 * @param stream a stream handle
+	 */
+	void recordEvent(long event, long stream);
+
+	/**
+	 * Whether the work the event was recorded after is done, without waiting ({@code cuEventQuery}):
+	 * what a wait with a deadline polls.
+	 * @param event a handle from {@link #createEvent()}
+	 * @return {@code true} when that work is done (or the event was never recorded)
+	 */
+	boolean eventDone(long event);
+
+	/**
+	 * Destroys an event ({@code cuEventDestroy_v2}); one still pending is freed by the driver once its
+	 * work is done.
+	 * @param event a handle from {@link #createEvent()}
+	 */
+	void destroyEvent(long event);
+
+	/**
 	 * Allocates device memory ({@code cuMemAlloc_v2}).
 	 * @param bytes at least 1
 	 * @return the device address

@@ -33,9 +33,6 @@ public final class JnaCudaCompute implements CudaCompute {
 	/** Room for the JIT error log: enough for the first errors of a refused module, which say why. */
 	static final int JIT_LOG_BYTES = 8192;
 
-	/** {@code cuStreamQuery}'s "work still queued", which is not a failure. */
-	private static final int CUDA_ERROR_NOT_READY = 600;
-
 	private final Function cuDevicePrimaryCtxRetain;
 
 	private final Function cuDevicePrimaryCtxRelease;
@@ -49,6 +46,14 @@ public final class JnaCudaCompute implements CudaCompute {
 	private final Function cuStreamSynchronize;
 
 	private final Function cuStreamQuery;
+
+	private final Function cuEventCreate;
+
+	private final Function cuEventRecord;
+
+	private final Function cuEventQuery;
+
+	private final Function cuEventDestroy;
 
 	private final Function cuMemAlloc;
 
@@ -80,6 +85,10 @@ public final class JnaCudaCompute implements CudaCompute {
 		this.cuStreamDestroy = cuda.required("cuStreamDestroy_v2");
 		this.cuStreamSynchronize = cuda.required("cuStreamSynchronize");
 		this.cuStreamQuery = cuda.required("cuStreamQuery");
+		this.cuEventCreate = cuda.required("cuEventCreate");
+		this.cuEventRecord = cuda.required("cuEventRecord");
+		this.cuEventQuery = cuda.required("cuEventQuery");
+		this.cuEventDestroy = cuda.required("cuEventDestroy_v2");
 		this.cuMemAlloc = cuda.required("cuMemAlloc_v2");
 		this.cuMemFree = cuda.required("cuMemFree_v2");
 		this.cuMemGetInfo = cuda.required("cuMemGetInfo_v2");
@@ -156,6 +165,33 @@ public final class JnaCudaCompute implements CudaCompute {
 		}
 		check("cuStreamQuery", result);
 		return true;
+	}
+
+	@Override
+	public long eventCreate(int flags) {
+		PointerByReference event = new PointerByReference();
+		check("cuEventCreate", this.cuEventCreate.invokeInt(new Object[] { event, flags }));
+		return value(event);
+	}
+
+	@Override
+	public void eventRecord(long event, long stream) {
+		check("cuEventRecord", this.cuEventRecord.invokeInt(new Object[] { handle(event), handle(stream) }));
+	}
+
+	@Override
+	public boolean eventQuery(long event) {
+		int result = this.cuEventQuery.invokeInt(new Object[] { handle(event) });
+		if (result == CUDA_ERROR_NOT_READY) {
+			return false;
+		}
+		check("cuEventQuery", result);
+		return true;
+	}
+
+	@Override
+	public void eventDestroy(long event) {
+		check("cuEventDestroy_v2", this.cuEventDestroy.invokeInt(new Object[] { handle(event) }));
 	}
 
 	@Override

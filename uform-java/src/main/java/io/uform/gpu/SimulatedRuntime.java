@@ -36,15 +36,24 @@ import io.uform.UformException.Status;
  * checked against the allocation they fall in, and addresses this device never gave are refused,
  * where a real GPU would fault or corrupt memory.
  *
- * <h2>What is not</h2>
+ * <h2>Streams and events</h2>
  * Streams are distinct non-zero numbers, not {@code CUstream}s: another GPU library handed a
- * simulated stream address cannot use it. Work on a stream runs synchronously when it is queued, so
- * {@link DeviceContext#synchronize(long)} only checks that the stream exists. Modules load and
+ * simulated stream address cannot use it. Copies run synchronously when they are queued. What can
+ * stay running on a stream is work that stands for another library's kernel ({@link #startWork},
+ * for tests), and completion is ordered as on a GPU ({@link SimulatedStream}):
+ * {@link DeviceContext#idle(long)} answers {@code false} while any of it runs, also work queued a
+ * moment ago; an event ({@link DeviceContext#createEvent()}) recorded on a stream is done once the
+ * work queued before the record finished, whatever was queued after it; and
+ * {@link DeviceContext#synchronize(long)} waits for the work queued before the call. A copy queued
+ * behind running work still moves its bytes at once, where a GPU would wait.
+ *
+ * <h2>What is not</h2>
+ * Modules load and
  * functions are found (an entry the PTX does not declare is refused), but
  * {@link DeviceContext#launch} always fails with {@link Status#UNSUPPORTED}: there is no PTX
  * interpreter, so a step with a kernel must run on the host when its device is simulated.
  *
- * <p>As with CUDA's primary context, every context of one device sees the same memory and streams,
+ * <p>As with CUDA's primary context, every context of one device sees the same memory, streams and events,
  * so an address or stream from one context works in another of the same device; each context frees
  * what it created when it is closed. All methods are thread-safe.
  */
@@ -167,6 +176,33 @@ public final class SimulatedRuntime implements GpuRuntime {
 		return new Context(device(ordinal));
 	}
 
+	/**
+	 * Queues on a stream a piece of work that runs until it is finished: what a kernel that another
+	 * library queued on a shared stream is on a real GPU. For tests of waits on busy streams.
+	 * @param ordinal the simulated ordinal
+	 * @param stream a stream created on that device, or 0 for its legacy default stream
+	 * @return the work; {@link SimulatedStream.Work#finish()} ends it
+	 * @throws UformException {@code DEVICE_ERROR} for a stream this device does not have
+	 */
+	SimulatedStream.Work startWork(int ordinal, long stream) {
+		Device device = device(ordinal);
+		SimulatedStream found = (stream == 0) ? device.legacy : device.streams.get(stream);
+		if (found == null) {
+			throw new UformException(Status.DEVICE_ERROR, device.label + " has no stream " + Context.hex(stream)
+					+ " to queue work on");
+		}
+		return found.start();
+	}
+
+	/**
+	 * Events created on a device, by every context of it, and not destroyed yet.
+	 * @param ordinal the simulated ordinal
+	 * @return how many
+	 */
+	int liveEvents(int ordinal) {
+		return device(ordinal).events.size();
+	}
+
 	/** What discovery lists: the devices with their readings, the opt-in's problems and its note. */
 	GpuScan scan() {
 		List<FoundGpu> gpus = new ArrayList<>();
@@ -214,6 +250,33 @@ public final class SimulatedRuntime implements GpuRuntime {
 		}
 	}
 
+	/**
+	 * One event: who created it and, once recorded, the stream and the position it waits for. Its
+	 * monitor is held around the stream's, never inside it.
+	 */
+	private static final class Event {
+
+		final Context owner;
+
+		private SimulatedStream stream;
+
+		private long position;
+
+		Event(Context owner) {
+			this.owner = owner;
+		}
+
+		synchronized void record(SimulatedStream on) {
+			this.stream = on;
+			this.position = on.position();
+		}
+
+		/** As {@code cuEventQuery}: an event never recorded is done. */
+		synchronized boolean done() {
+			return this.stream == null || this.stream.reached(this.position);
+		}
+	}
+
 	/** One loaded module: its text (to check entries against) and who loaded it. */
 	private record Module(String ptx, Context owner) {
 	}
@@ -234,7 +297,12 @@ public final class SimulatedRuntime implements GpuRuntime {
 		/** By start address, so a copy finds the allocation an address falls in with one floor look-up. */
 		final ConcurrentSkipListMap<Long, Allocation> allocations = new ConcurrentSkipListMap<>();
 
-		final Map<Long, Context> streams = new ConcurrentHashMap<>();
+		final Map<Long, SimulatedStream> streams = new ConcurrentHashMap<>();
+
+		/** Stream 0, CUDA's legacy default stream, which every context of the device shares. */
+		final SimulatedStream legacy = new SimulatedStream(null);
+
+		final Map<Long, Event> events = new ConcurrentHashMap<>();
 
 		final Map<Long, Module> modules = new ConcurrentHashMap<>();
 
@@ -277,7 +345,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 		public long createStream() {
 			ensureOpen("cuStreamCreate");
 			long stream = HANDLES.incrementAndGet();
-			this.device.streams.put(stream, this);
+			this.device.streams.put(stream, new SimulatedStream(this));
 			if (this.closed.get()) {
 				// close() ran between the check and the put and may have missed this stream.
 				this.device.streams.remove(stream);
@@ -296,15 +364,57 @@ public final class SimulatedRuntime implements GpuRuntime {
 
 		@Override
 		public void synchronize(long stream) {
-			// Every operation already ran when it was queued; what is left is to check the handle.
-			checkStream("cuStreamSynchronize", stream);
+			stream("cuStreamSynchronize", stream).awaitQueuedSoFar();
 		}
 
 		@Override
 		public boolean idle(long stream) {
-			// As for synchronize: nothing is ever left queued.
-			checkStream("cuStreamQuery", stream);
-			return true;
+			return stream("cuStreamQuery", stream).idle();
+		}
+
+		@Override
+		public long createEvent() {
+			ensureOpen("cuEventCreate");
+			long event = HANDLES.incrementAndGet();
+			this.device.events.put(event, new Event(this));
+			if (this.closed.get()) {
+				// As for a stream: close() ran between the check and the put and may have missed it.
+				this.device.events.remove(event);
+				throw closedError("cuEventCreate");
+			}
+			return event;
+		}
+
+		@Override
+		public void recordEvent(long event, long stream) {
+			SimulatedStream on = stream("cuEventRecord", stream);
+			event("cuEventRecord", event).record(on);
+		}
+
+		@Override
+		public boolean eventDone(long event) {
+			ensureOpen("cuEventQuery");
+			return event("cuEventQuery", event).done();
+		}
+
+		@Override
+		public void destroyEvent(long event) {
+			ensureOpen("cuEventDestroy_v2");
+			if (event == 0 || this.device.events.remove(event) == null) {
+				throw error("cuEventDestroy_v2", unknownEvent(event));
+			}
+		}
+
+		private Event event(String call, long event) {
+			Event found = this.device.events.get(event);
+			if (found == null) {
+				throw error(call, unknownEvent(event));
+			}
+			return found;
+		}
+
+		private static String unknownEvent(long event) {
+			return hex(event) + " is not an event created on this device (destroyed already, or from another device)";
 		}
 
 		@Override
@@ -398,7 +508,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 		}
 
 		private void copy(String call, long address, Pointer host, long bytes, long stream, boolean toDevice) {
-			checkStream(call, stream);
+			stream(call, stream);
 			if (host == null) {
 				throw error(call, "the host pointer is null");
 			}
@@ -519,7 +629,8 @@ public final class SimulatedRuntime implements GpuRuntime {
 					release(allocation);
 				}
 			}
-			this.device.streams.values().removeIf((owner) -> owner == this);
+			this.device.streams.values().removeIf((stream) -> stream.owner() == this);
+			this.device.events.values().removeIf((event) -> event.owner == this);
 			for (Map.Entry<Long, Module> module : this.device.modules.entrySet()) {
 				if (module.getValue().owner() == this) {
 					unload(module.getKey());
@@ -527,12 +638,14 @@ public final class SimulatedRuntime implements GpuRuntime {
 			}
 		}
 
-		private void checkStream(String call, long stream) {
+		private SimulatedStream stream(String call, long stream) {
 			ensureOpen(call);
 			// 0 is CUDA's legacy default stream, which every context has.
-			if (stream != 0 && !this.device.streams.containsKey(stream)) {
+			SimulatedStream found = (stream == 0) ? this.device.legacy : this.device.streams.get(stream);
+			if (found == null) {
 				throw error(call, unknownStream(stream));
 			}
+			return found;
 		}
 
 		private static String unknownStream(long stream) {
@@ -554,7 +667,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 			return new UformException(Status.DEVICE_ERROR, call + " failed on " + this.device.label + ": " + what);
 		}
 
-		private static String hex(long value) {
+		static String hex(long value) {
 			return "0x" + Long.toHexString(value);
 		}
 

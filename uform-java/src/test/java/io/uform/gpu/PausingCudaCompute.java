@@ -91,6 +91,30 @@ public final class PausingCudaCompute implements CudaCompute {
 	}
 
 	@Override
+	public long eventCreate(int flags) {
+		hold("cuEventCreate");
+		return this.delegate.eventCreate(flags);
+	}
+
+	@Override
+	public void eventRecord(long event, long stream) {
+		hold("cuEventRecord");
+		this.delegate.eventRecord(event, stream);
+	}
+
+	@Override
+	public boolean eventQuery(long event) {
+		hold("cuEventQuery");
+		return this.delegate.eventQuery(event);
+	}
+
+	@Override
+	public void eventDestroy(long event) {
+		hold("cuEventDestroy_v2");
+		this.delegate.eventDestroy(event);
+	}
+
+	@Override
 	public long memAlloc(long bytes) {
 		hold("cuMemAlloc_v2");
 		return this.delegate.memAlloc(bytes);

@@ -71,6 +71,14 @@ public final class RecordingCuda {
 	}
 
 	/**
+	 * Events created and not destroyed.
+	 * @return their handles
+	 */
+	public Set<Long> liveEvents() {
+		return this.compute.liveEvents();
+	}
+
+	/**
 	 * Device memory allocated and not freed.
 	 * @return the addresses
 	 */
@@ -135,8 +143,8 @@ public final class RecordingCuda {
 	}
 
 	/**
-	 * Makes the next {@code queries} {@code cuStreamQuery} calls on a stream answer "not ready", as
-	 * while a long kernel runs on it.
+	 * Makes the next {@code queries} {@code cuStreamQuery} calls on a stream, or {@code cuEventQuery}
+	 * calls of an event recorded on it, answer "not ready", as while a long kernel runs on it.
 	 * @param stream the stream
 	 * @param queries how many
 	 */

@@ -20,7 +20,7 @@ import com.sun.jna.Pointer;
  * than as crashes on a GPU.
  *
  * <p>It hands out recognisable fake handles (contexts {@code 0xC000…}, streams {@code 0x1000…},
- * modules {@code 0x3000…}, functions {@code 0x4000…}, device addresses {@code 0x7F00_0000_0000…}),
+ * events {@code 0x2000…}, modules {@code 0x3000…}, functions {@code 0x4000…}, device addresses {@code 0x7F00_0000_0000…}),
  * records each call as {@code "cuStreamCreate 1 -> 0x1000"} in {@link #calls}, and tracks what is
  * live so that tests can assert that what was created was destroyed.
  *
@@ -71,6 +71,12 @@ final class RecordingCudaCompute implements CudaCompute {
 
 	private final Map<Long, Long> streams = new LinkedHashMap<>();
 
+	/** Live event to its context. */
+	private final Map<Long, Long> events = new LinkedHashMap<>();
+
+	/** Recorded event to the stream it was last recorded on. */
+	private final Map<Long, Long> recordedOn = new HashMap<>();
+
 	private final Map<Long, Allocation> allocations = new LinkedHashMap<>();
 
 	private final Map<Long, Long> modules = new LinkedHashMap<>();
@@ -80,7 +86,7 @@ final class RecordingCudaCompute implements CudaCompute {
 	/** Function handle to its module. */
 	private final Map<Long, Long> functions = new HashMap<>();
 
-	/** Per stream, how many more queries answer "not ready". */
+	/** Per stream, how many more queries (of it, or of an event recorded on it) answer "not ready". */
 	private final Map<Long, Integer> busyQueries = new HashMap<>();
 
 	private final ThreadLocal<Long> current = ThreadLocal.withInitial(() -> 0L);
@@ -88,6 +94,8 @@ final class RecordingCudaCompute implements CudaCompute {
 	private long nextContext = 0xC000;
 
 	private long nextStream = 0x1000;
+
+	private long nextEvent = 0x2000;
 
 	private long nextModule = 0x3000;
 
@@ -278,17 +286,71 @@ final class RecordingCudaCompute implements CudaCompute {
 		requireStream(call, stream, context);
 		injected(call);
 		this.calls.add(call + " " + hex(stream));
-		// Work queued here is done at once, unless a test made the stream busy.
+		return !busy(stream);
+	}
+
+	/** Work queued here is done at once, unless a test made the stream busy; each query uses up one "busy". */
+	private boolean busy(long stream) {
 		int busy = this.busyQueries.getOrDefault(stream, 0);
 		if (busy > 0) {
 			this.busyQueries.put(stream, busy - 1);
-			return false;
+			return true;
 		}
-		return true;
+		return false;
+	}
+
+	@Override
+	public synchronized long eventCreate(int flags) {
+		String call = "cuEventCreate";
+		long context = requireCurrent(call);
+		if ((flags & ~0xF) != 0) {
+			throw new AssertionError(call + " given flags " + hex(flags) + ", outside CUevent_flags");
+		}
+		injected(call);
+		long event = this.nextEvent;
+		this.nextEvent += 0x10;
+		this.events.put(event, context);
+		this.calls.add(call + " " + flags + " -> " + hex(event));
+		return event;
+	}
+
+	@Override
+	public synchronized void eventRecord(long event, long stream) {
+		String call = "cuEventRecord";
+		long context = requireCurrent(call);
+		requireOwned(call, "event", event, this.events.get(event), context);
+		requireStream(call, stream, context);
+		injected(call);
+		this.recordedOn.put(event, stream);
+		this.calls.add(call + " " + hex(event) + " on " + hex(stream));
+	}
+
+	@Override
+	public synchronized boolean eventQuery(long event) {
+		String call = "cuEventQuery";
+		long context = requireCurrent(call);
+		requireOwned(call, "event", event, this.events.get(event), context);
+		injected(call);
+		this.calls.add(call + " " + hex(event));
+		// An event never recorded is done, as in CUDA.
+		Long stream = this.recordedOn.get(event);
+		return stream == null || !busy(stream);
+	}
+
+	@Override
+	public synchronized void eventDestroy(long event) {
+		String call = "cuEventDestroy_v2";
+		long context = requireCurrent(call);
+		requireOwned(call, "event", event, this.events.get(event), context);
+		injected(call);
+		this.events.remove(event);
+		this.recordedOn.remove(event);
+		this.calls.add(call + " " + hex(event));
 	}
 
 	/**
-	 * Makes the next {@code times} queries of a stream answer "not ready", as for a kernel still running.
+	 * Makes the next {@code times} queries of a stream, or of an event recorded on it, answer "not
+	 * ready", as for a kernel still running.
 	 * @param stream the stream
 	 * @param times how many queries
 	 * @return this
@@ -473,6 +535,14 @@ final class RecordingCudaCompute implements CudaCompute {
 	 */
 	synchronized Set<Long> liveStreams() {
 		return Set.copyOf(this.streams.keySet());
+	}
+
+	/**
+	 * Events created and not destroyed.
+	 * @return their handles
+	 */
+	synchronized Set<Long> liveEvents() {
+		return Set.copyOf(this.events.keySet());
 	}
 
 	/**
