@@ -1,8 +1,5 @@
 package io.uform;
 
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-
 import io.uform.gpu.ScratchArena;
 import io.uform.gpu.VramDevice;
 
@@ -35,9 +32,6 @@ import io.uform.gpu.VramDevice;
  * simulated device it is a placeholder that no CUDA library can use.
  */
 public final class DeviceLane {
-
-	/** The longest pause between two looks at a busy stream in {@link #awaitIdle(long)}. */
-	private static final long MAX_IDLE_POLL_PAUSE = TimeUnit.MILLISECONDS.toNanos(1);
 
 	/**
 	 * The executor this lane belongs to, held so that it stays reachable while the lane is: its
@@ -276,39 +270,59 @@ public final class DeviceLane {
 	}
 
 	/**
-	 * Waits until everything queued on the stream is done or the deadline passes, polling the stream
-	 * (a {@code cuStreamSynchronize} cannot be given a deadline): first at once, then with pauses that
-	 * grow from 50 us to 1 ms, so a short kernel costs little latency and a long one little CPU.
-	 * @param deadline {@link System#nanoTime()} to give up at; {@link Long#MAX_VALUE} waits as long as
-	 *        the work takes, in one {@link #synchronize()}
-	 * @return {@code true} when the stream is idle, {@code false} at the deadline
-	 * @throws InterruptedException when interrupted while polling
+	 * Marks the work queued on the stream so far with an event ({@code cuEventRecord}), for a wait
+	 * with a deadline that must not also wait for work queued afterwards, by this executor or by
+	 * another library on a borrowed stream. {@link #forget(long)} it in every case.
+	 * @return the event
 	 */
-	boolean awaitIdle(long deadline) throws InterruptedException {
-		if (deadline == Long.MAX_VALUE) {
-			synchronize();
-			return true;
+	long mark() {
+		this.device.enterWork(this.executor);
+		try {
+			return this.device.recordEvent();
 		}
-		long pause = TimeUnit.MICROSECONDS.toNanos(50);
-		while (true) {
+		finally {
+			this.device.exitWork();
+		}
+	}
+
+	/**
+	 * Whether the work a mark was recorded after is done, without waiting ({@code cuEventQuery}).
+	 * @param mark from {@link #mark()}
+	 * @return {@code true} once it is done
+	 */
+	boolean reached(long mark) {
+		this.device.enterWork(this.executor);
+		try {
+			return this.device.eventDone(mark);
+		}
+		finally {
+			this.device.exitWork();
+		}
+	}
+
+	/**
+	 * Destroys a mark. Once the executor's release has begun, leaves it to the release, which destroys
+	 * every mark still live before it closes the context (see {@link VramDevice}).
+	 * @param mark from {@link #mark()}
+	 */
+	void forget(long mark) {
+		if (this.device.released()) {
+			return;
+		}
+		try {
 			this.device.enterWork(this.executor);
 			try {
-				if (this.device.idle()) {
-					return true;
-				}
+				this.device.destroyEvent(mark);
 			}
 			finally {
 				this.device.exitWork();
 			}
-			long left = deadline - System.nanoTime();
-			if (left <= 0) {
-				return false;
+		}
+		catch (UformException ex) {
+			if (ex.status() != UformException.Status.FREED || !this.device.released()) {
+				throw ex;
 			}
-			if (Thread.interrupted()) {
-				throw new InterruptedException();
-			}
-			LockSupport.parkNanos(Math.min(pause, left));
-			pause = Math.min(pause * 2, MAX_IDLE_POLL_PAUSE);
+			// Released between the check and the entry: the release destroys it.
 		}
 	}
 

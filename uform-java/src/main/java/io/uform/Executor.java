@@ -424,8 +424,10 @@ public final class Executor implements AutoCloseable {
 
 	/**
 	 * Waits at most {@code timeout} for every call submitted so far (deferred calls, any fork in
-	 * progress, and on a VRAM executor the work queued on its streams, which it polls), then idles the
-	 * threads in the given mood.
+	 * progress, and on a VRAM executor the work queued on its streams by the time those are done,
+	 * which it marks with an event per stream and polls: work queued on a stream after that point,
+	 * by another library on a borrowed stream, is not waited for), then idles the threads in the
+	 * given mood.
 	 * @param mood what idle threads do once drained
 	 * @param timeout the longest wait; {@link Duration#ZERO} only looks
 	 * @return {@code true} when everything finished in time and the mood is set; {@code false} when
@@ -453,11 +455,17 @@ public final class Executor implements AutoCloseable {
 			if (!this.resources.deferred.awaitSubmitted(deadline) || !this.resources.pool.awaitIdle(deadline)) {
 				return false;
 			}
-			// A VRAM executor's work is not done until its streams are; a deadline bounds that wait too.
-			for (DeviceLane lane : this.lanes) {
-				if (!lane.awaitIdle(deadline)) {
-					return false;
+			// A VRAM executor's work is not done until its streams are. Without a deadline each stream
+			// is synchronised, which waits for the work queued before the call; with one, events
+			// recorded now are polled, so that work queued on the streams after this point (another
+			// library feeding a borrowed stream) does not hold the drain up.
+			if (deadline == Long.MAX_VALUE) {
+				for (DeviceLane lane : this.lanes) {
+					lane.synchronize();
 				}
+			}
+			else if (!this.lanes.isEmpty() && !StreamMarks.awaitAll(this.lanes, deadline)) {
+				return false;
 			}
 			this.resources.pool.setMood(mood);
 			return true;

@@ -235,7 +235,8 @@ class ExecutorVramReleaseTest {
 			assertThat(millis).as("drain(PARKED, 100 ms) returned by its deadline").isLessThan(5_000);
 			this.cuda.busyFor(stream, 3);
 			assertThat(executor.drain(Mood.PARKED, Duration.ofSeconds(10))).as("the stream became idle").isTrue();
-			assertThat(this.cuda.calls()).filteredOn((call) -> call.startsWith("cuStreamQuery")).hasSizeGreaterThan(3);
+			assertThat(this.cuda.calls()).filteredOn((call) -> call.startsWith("cuEventQuery")).hasSizeGreaterThan(3);
+			assertThat(this.cuda.liveEvents()).as("each drain destroyed its event").isEmpty();
 		}
 		finally {
 			executor.free();

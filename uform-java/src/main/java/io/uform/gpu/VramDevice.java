@@ -2,6 +2,8 @@ package io.uform.gpu;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import io.uform.GpuDevice;
@@ -28,6 +30,15 @@ import io.uform.UformException.Status;
  * write into someone else's memory). Lock order: a host buffer's monitor, then {@link #inUse}, then
  * this object's monitor or the scratch arena's ({@code HostBuffer.close()} holds its monitor while it
  * waits for the stream, so a copy takes the buffer's monitor before it enters).
+ *
+ * <h2>Events</h2>
+ * A timed drain marks the stream with an event ({@link #recordEvent()}) and destroys it when done
+ * ({@link #destroyEvent(long)}), both as verbs, between {@link #enterWork} and {@link #exitWork}.
+ * Between its polls the drain holds no lock, so a release may run in between; then the drain can no
+ * longer enter to destroy its event, and the release does it: every event recorded and not yet
+ * destroyed is in {@link #events}, which the release empties before it closes the context. Each
+ * event is so destroyed exactly once, by its drain or by the release, whichever removes it from the
+ * set (the release under the write lock, the drain under a read lock: never both at once).
  */
 public final class VramDevice {
 
@@ -54,6 +65,9 @@ public final class VramDevice {
 
 	/** Read-held by a verb from its check to its driver call's return, write-held by the release. */
 	private final ReentrantReadWriteLock inUse = new ReentrantReadWriteLock();
+
+	/** Events recorded on the stream and not destroyed yet; drains on several threads add and remove. */
+	private final Set<Long> events = ConcurrentHashMap.newKeySet();
 
 	/** Written under {@link #inUse}'s write lock: whether the release ran (not only began). */
 	private boolean releaseDone;
@@ -233,6 +247,52 @@ public final class VramDevice {
 	}
 
 	/**
+	 * Records an event on the stream, which completes once the work queued on it so far is done,
+	 * whatever is queued after; the context must be current, inside a verb ({@link #enterWork}).
+	 * Destroy it with {@link #destroyEvent(long)}; a release destroys those still live.
+	 * @return the {@code CUevent}
+	 */
+	public long recordEvent() {
+		long event = this.context.createEvent();
+		this.events.add(event);
+		try {
+			this.context.recordEvent(event, this.stream);
+		}
+		catch (RuntimeException | Error ex) {
+			try {
+				destroyEvent(event);
+			}
+			catch (RuntimeException | Error destroyFailed) {
+				ex.addSuppressed(destroyFailed);
+			}
+			throw ex;
+		}
+		return event;
+	}
+
+	/**
+	 * Whether the work queued before the event was recorded is done, without waiting; the context must
+	 * be current, inside a verb.
+	 * @param event from {@link #recordEvent()}
+	 * @return {@code true} once that work is done
+	 */
+	public boolean eventDone(long event) {
+		return this.context.eventDone(event);
+	}
+
+	/**
+	 * Destroys an event from {@link #recordEvent()}, unless it is destroyed already; the context must
+	 * be current, inside a verb.
+	 * @param event the event
+	 */
+	public void destroyEvent(long event) {
+		// Removed first: a failing destroy is not retried by the release, the driver said its word.
+		if (this.events.remove(event)) {
+			this.context.destroyEvent(event);
+		}
+	}
+
+	/**
 	 * The kernel {@code entry} of a PTX module, loading the module the first time this device sees
 	 * that text; the context must be current.
 	 * @param ptx the module's text
@@ -268,7 +328,8 @@ public final class VramDevice {
 
 	/**
 	 * Releases everything in order, with the context current on the calling thread: refuses new work,
-	 * waits for the verbs in progress on other threads, waits for the stream, unloads the modules,
+	 * waits for the verbs in progress on other threads, waits for the stream, destroys the events that
+	 * drains left (those the release overtook), unloads the modules,
 	 * destroys the stream if it was created here, frees the scratch, closes the context. Every step
 	 * runs even if one fails; the first failure is thrown at the end. Calling it again does nothing.
 	 * Never call it from inside a verb (a thread holding the read lock would wait for itself); the
@@ -293,6 +354,11 @@ public final class VramDevice {
 		EveryStep steps = new EveryStep();
 		steps.run(this.context::makeCurrent);
 		steps.run(this::synchronize);
+		// No verb runs now (the write lock is held), so nothing adds to the set while it is emptied.
+		for (long event : this.events) {
+			steps.run(() -> this.context.destroyEvent(event));
+		}
+		this.events.clear();
 		for (long module : this.modules.values()) {
 			steps.run(() -> this.context.unloadModule(module));
 		}
