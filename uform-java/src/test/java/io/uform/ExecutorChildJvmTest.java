@@ -53,6 +53,7 @@ class ExecutorChildJvmTest {
 			.contains("PASS  download")
 			.contains("PASS  deferred call")
 			.contains("PASS  drain")
+			.containsPattern("PASS  drain with a deadline +event recorded on the stream \\(cuEventRecord\\)")
 			.contains("PASS  free")
 			.contains("PASS  device memory back")
 			.contains("vram-check: all checks passed");

@@ -21,8 +21,9 @@ import io.uform.UformException;
  * The real-hardware check of a VRAM executor, run by {@code scripts/gpu-check.sh} on a machine with
  * a GPU (and by a test on simulated devices): make an executor on one device, grow its scratch to
  * 1 GiB, upload a matrix and queries, run the shipped dot-product kernel and compare its scores with
- * a host computation in double precision, run a deferred call, drain, free, and compare the device's
- * memory before and after. Each step prints {@code PASS}, {@code FAIL} or {@code SKIP} and a reason;
+ * a host computation in double precision, run a deferred call, drain, drain with a deadline behind
+ * queued kernels (the event path: {@code cuEventRecord}, {@code cuEventQuery}), free, and compare the
+ * device's memory before and after. Each step prints {@code PASS}, {@code FAIL} or {@code SKIP} and a reason;
  * the exit status is the number of failures (capped at 1), or 2 when there is no device to check.
  *
  * <pre>
@@ -37,6 +38,9 @@ public final class VramCheck {
 	static final int DIM = 256;
 
 	static final int QUERIES = 16;
+
+	/** Kernels queued ahead of the drain with a deadline, so that its event has work to wait for. */
+	static final int TIMED_DRAIN_KERNELS = 20;
 
 	/** Largest relative error accepted against the double-precision host scores. */
 	static final double TOLERANCE = 1e-4;
@@ -100,11 +104,7 @@ public final class VramCheck {
 			long drainStart = System.nanoTime();
 			executor.drain();
 			pass("drain", "streams synchronised in " + micros(drainStart) + " us");
-			// A drain with a deadline polls the stream (cuStreamQuery) instead of synchronising it.
-			long timedStart = System.nanoTime();
-			boolean drained = executor.drain(Mood.PARKED, Duration.ofSeconds(30));
-			check("drain with a deadline", drained, "streams polled (cuStreamQuery), drained in " + micros(timedStart)
-					+ " us");
+			timedDrain(executor, lane);
 		}
 		catch (UformException | AssertionError ex) {
 			fail("unexpected", ex.toString());
@@ -194,6 +194,34 @@ public final class VramCheck {
 			}
 			check("uform_dot_f32 vs host", worst <= TOLERANCE, QUERIES + " x " + ROWS + " scores, worst relative error "
 					+ String.format("%.2e", worst) + " (limit " + TOLERANCE + "), kernel + download " + kernelMicros + " us");
+		}
+	}
+
+	/**
+	 * A drain with a deadline right behind work still running: it records an event on the stream
+	 * ({@code cuEventRecord}) and polls it ({@code cuEventQuery}) until the work queued before the
+	 * event is done. A simulated device runs no kernels, so there the event has nothing to wait for.
+	 */
+	private void timedDrain(Executor executor, DeviceLane lane) {
+		try (DeviceBuffer matrix = lane.reserve((long) ROWS * DIM * Float.BYTES);
+				DeviceBuffer queries = lane.reserve((long) QUERIES * DIM * Float.BYTES);
+				DeviceBuffer scores = lane.reserve((long) QUERIES * ROWS * Float.BYTES)) {
+			String queued = "nothing queued (no kernels on a simulated device)";
+			if (!lane.simulated()) {
+				// The scores are not read: the kernels are there to keep the stream busy.
+				for (int i = 0; i < TIMED_DRAIN_KERNELS; i++) {
+					lane.dotProducts(matrix, queries, scores, ROWS, DIM, QUERIES);
+				}
+				queued = TIMED_DRAIN_KERNELS + " uform_dot_f32 kernels still queued";
+			}
+			long start = System.nanoTime();
+			boolean drained = executor.drain(Mood.PARKED, Duration.ofSeconds(30));
+			check("drain with a deadline", drained, "event recorded on the stream (cuEventRecord) behind " + queued
+					+ ", polled with cuEventQuery, drained in " + micros(start) + " us");
+			if (!drained) {
+				// The buffers go back to scratch below: not while the kernels may still use them.
+				lane.synchronize();
+			}
 		}
 	}
 
