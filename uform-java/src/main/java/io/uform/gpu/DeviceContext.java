@@ -50,8 +50,9 @@ public interface DeviceContext extends AutoCloseable {
 	void synchronize(long stream);
 
 	/**
-	 * Whether every operation queued on the stream is done, without waiting ({@code cuStreamQuery}):
-	 * what a wait with a deadline polls.
+	 * Whether every operation queued on the stream is done, without waiting ({@code cuStreamQuery}).
+	 * It sees work queued a moment ago too, so a wait with a deadline polls an event
+	 * ({@link #eventDone(long)}) instead.
 	 * @param stream a stream handle
 	 * @return {@code true} when nothing queued is left
 	 */

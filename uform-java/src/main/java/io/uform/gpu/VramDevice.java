@@ -239,14 +239,6 @@ public final class VramDevice {
 	}
 
 	/**
-	 * Whether everything queued on the stream is done, without waiting; the context must be current.
-	 * @return {@code true} when nothing queued is left
-	 */
-	public boolean idle() {
-		return this.context.idle(this.stream);
-	}
-
-	/**
 	 * Records an event on the stream, which completes once the work queued on it so far is done,
 	 * whatever is queued after; the context must be current, inside a verb ({@link #enterWork}).
 	 * Destroy it with {@link #destroyEvent(long)}; a release destroys those still live.
