@@ -3,10 +3,12 @@ package io.uform;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterEach;
@@ -42,7 +44,7 @@ class ExecutorTimedDrainTest {
 	private final RecordingCuda cuda = new RecordingCuda(2);
 
 	/** Work a test left running; finished after each test, so that a failed test's free does not hang. */
-	private final List<RunningWork> running = new java.util.concurrent.CopyOnWriteArrayList<>();
+	private final List<RunningWork> running = new CopyOnWriteArrayList<>();
 
 	@AfterEach
 	void finishWorkLeftRunning() {
@@ -116,7 +118,7 @@ class ExecutorTimedDrainTest {
 				RunningWork next = SimulatedStreams.start(this.simulated, 0, stream);
 				last.finish();
 				last = next;
-				java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+				LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
 			}
 			last.finish();
 		}, "feeder");

@@ -48,14 +48,13 @@ import io.uform.UformException.Status;
  * behind running work still moves its bytes at once, where a GPU would wait.
  *
  * <h2>What is not</h2>
- * Modules load and
- * functions are found (an entry the PTX does not declare is refused), but
+ * Modules load and functions are found (an entry the PTX does not declare is refused), but
  * {@link DeviceContext#launch} always fails with {@link Status#UNSUPPORTED}: there is no PTX
  * interpreter, so a step with a kernel must run on the host when its device is simulated.
  *
- * <p>As with CUDA's primary context, every context of one device sees the same memory, streams and events,
- * so an address or stream from one context works in another of the same device; each context frees
- * what it created when it is closed. All methods are thread-safe.
+ * <p>As with CUDA's primary context, every context of one device sees the same memory, streams and
+ * events, so an address, stream or event from one context works in another of the same device; each
+ * context frees what it created when it is closed. All methods are thread-safe.
  */
 public final class SimulatedRuntime implements GpuRuntime {
 
