@@ -82,14 +82,14 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 			return fieldFailure(where, cause, feed);
 		}
 		if (cause.field() != null && bean != null && FEED_BY_BEAN.containsKey(bean)) {
-			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + cause.value()
+			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + shown(cause.value())
 					+ " is invalid, in the config that bean passes to uform.",
 					"Update the config made in bean '" + bean + "': " + cause.fix() + ".", cause);
 		}
 		if (bean != null && !FEED_BY_BEAN.containsKey(bean)) {
 			// Not a bean uform makes or one replacing it: the user's own code called uform while its bean
 			// was made (a fork in a constructor, say), and uform refused the call.
-			String what = (cause.field() != null) ? cause.field() + " = " + cause.value() + " is invalid"
+			String what = (cause.field() != null) ? cause.field() + " = " + shown(cause.value()) + " is invalid"
 					: cause.getMessage() + " [" + cause.status() + "]";
 			String action = (cause.field() != null) ? "Fix that call in bean '" + bean + "': " + cause.fix() + "."
 					: "Fix that call in bean '" + bean + "', or what it depends on. " + action(cause, null);
@@ -104,7 +104,7 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		String property = feed.prefix() + "." + DataObjectPropertyName.toDashedForm(cause.field());
 		String configBean = userConfigBean(feed);
 		if (configBean != null) {
-			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + cause.value()
+			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + shown(cause.value())
 					+ " is invalid. It came from your " + feed.config().getSimpleName() + " bean '" + configBean
 					+ "', which replaces " + feed.prefix() + ".*.",
 					"Update the " + feed.config().getSimpleName() + " bean '" + configBean + "': " + cause.fix() + ".",
@@ -115,15 +115,16 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		boolean fromProperty = set != null && (customizers.isEmpty() || propertiesAloneGive(feed, cause, set));
 		if (!fromProperty && !customizers.isEmpty()) {
 			String names = "'" + String.join("', '", customizers) + "'";
-			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + cause.value()
+			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + shown(cause.value())
 					+ " is invalid. It came from the " + feed.customizer().getSimpleName() + " bean(s) " + names
-					+ ((set != null) ? ", which changed " + property + " = " + set.getValue() : ", not from " + property)
+					+ ((set != null) ? ", which changed " + property + " = " + shown(String.valueOf(set.getValue()))
+							: ", not from " + property)
 					+ ".", "Update the customizer " + names + ": " + cause.fix() + ".", cause);
 		}
 		// Show the value as the user wrote it ('-5s', not uform's 'PT-5S') when it came from the property.
 		String written = (fromProperty && set.getName().toString().equals(property)) ? String.valueOf(set.getValue())
 				: cause.value();
-		String value = (written == null || "null".equals(written)) ? " is not set" : " = " + written + " is invalid";
+		String value = (written == null || "null".equals(written)) ? " is not set" : " = " + shown(written) + " is invalid";
 		String origin = (set != null && set.getOrigin() != null) ? " (set in " + set.getOrigin() + ")" : "";
 		// The description says what is wrong, the action what to do: uform's message holds both, so it
 		// is split rather than repeated.
@@ -150,6 +151,30 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 					+ " values, or raise the timeout; the message above names what was missing.";
 			default -> "Check " + properties + " against the message above.";
 		};
+	}
+
+	/**
+	 * A value as the report prints it: empty or with spaces at either end in quotes, so that it shows
+	 * ({@code cpu-class = ""}, not {@code cpu-class = }), and control and format characters escaped as
+	 * {@code \\uXXXX}, so that a hostile value (a job name holding a terminal escape sequence, or a
+	 * right-to-left override) cannot rewrite the report on the console it is printed to.
+	 */
+	static String shown(@Nullable String value) {
+		if (value == null) {
+			return "null";
+		}
+		StringBuilder shown = new StringBuilder(value.length());
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (Character.isISOControl(c) || Character.getType(c) == Character.FORMAT) {
+				shown.append(String.format("\\u%04X", (int) c));
+			}
+			else {
+				shown.append(c);
+			}
+		}
+		boolean quote = value.isEmpty() || !value.strip().equals(value);
+		return quote ? "\"" + shown + "\"" : shown.toString();
 	}
 
 	/** The property as set in the environment, with its origin; a list's first element stands for it. */

@@ -185,7 +185,7 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 				Origin origin = (property != null) ? property.getOrigin() : null;
 				String written = written(name, origin);
 				if (!environmentVariables || written.toUpperCase(Locale.ROOT).startsWith("UFORM_")) {
-					keys.add(new Key(name, written, origin, system));
+					keys.add(new Key(name, written, origin, system, (property != null) ? property.getValue() : null));
 				}
 			});
 		}
@@ -322,11 +322,21 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 		String place = (found.get(0).origin != null) ? found.get(0).origin.toString() : "property source of unknown origin";
 		return "Property '" + found.get(0).written + "' (set in " + place + ") is a list element, but '" + property
 				+ "' takes a single value, so it binds to nothing and is ignored; write it without the index, like "
-				+ property + "=8 (YAML: no [ ] around the value)";
+				+ property + "=" + example(found.get(0)) + " (YAML: no [ ] around the value)";
+	}
+
+	/**
+	 * The value the user gave the element, as the example of writing it without the index: a number
+	 * would be a wrong example for {@code uform.ram.cpu-class[0]}.
+	 */
+	private static String example(Key key) {
+		String value = (key.value != null) ? UformFailureAnalyzer.shown(String.valueOf(key.value)) : "";
+		return (value.isEmpty() || value.length() > 40) ? "..." : value;
 	}
 
 	/** One {@code uform.*} key as a property source holds it. */
-	private record Key(ConfigurationPropertyName name, String written, @Nullable Origin origin, boolean system) {
+	private record Key(ConfigurationPropertyName name, String written, @Nullable Origin origin, boolean system,
+			@Nullable Object value) {
 	}
 
 	/**

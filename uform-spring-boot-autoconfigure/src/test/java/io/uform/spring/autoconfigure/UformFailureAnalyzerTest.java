@@ -131,6 +131,16 @@ class UformFailureAnalyzerTest {
 	}
 
 	@Test
+	void anEmptyValueIsShownQuotedAndControlCharactersEscaped(CapturedOutput output, @TempDir Path directory) {
+		String empty = failedStart(output, List.of(App.class), "--uform.ram.cpu-class=");
+		assertThat(empty).contains("uform.ram.cpu-class = \"\" is invalid (set in");
+		// A hostile job name: an escape sequence that would clear the terminal the report is printed to.
+		String hostile = report(failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
+				"--uform.mesh.directory=" + directory, "--uform.mesh.job=run\u001b[2J"));
+		assertThat(hostile).contains("uform.mesh.job = run\\u001B[2J is invalid").doesNotContain("\u001b");
+	}
+
+	@Test
 	void aValueFromACustomizerBlamesTheCustomizerNotTheProperty(CapturedOutput output) {
 		String report = failedStart(output, List.of(App.class, ZeroThreadsCustomizer.class), "--uform.ram.threads=4");
 		assertThat(report).contains("threads = 0 is invalid. It came from the ExecutorForRamConfigCustomizer "
@@ -229,6 +239,13 @@ class UformFailureAnalyzerTest {
 		int from = output.getAll().length();
 		assertThatThrownBy(() -> start(sources, args)).isNotNull();
 		return output.getAll().substring(from);
+	}
+
+	/** The failure report alone, without the log lines before it (which quote exception messages as they are). */
+	private static String report(String printed) {
+		int at = printed.indexOf("APPLICATION FAILED TO START");
+		assertThat(at).as("a failure report was printed").isNotNegative();
+		return printed.substring(at);
 	}
 
 	private static void start(List<Class<?>> sources, String... args) {

@@ -107,7 +107,20 @@ class UnknownPropertiesEnvironmentPostProcessorTest {
 		postProcess();
 		assertThat(output).contains("Property 'uform.ram.threads[0]' (set in \"uform.ram.threads[0]\" from property "
 				+ "source \"commandLineArgs\") is a list element, but 'uform.ram.threads' takes a single value, so it "
-				+ "binds to nothing and is ignored");
+				+ "binds to nothing and is ignored; write it without the index, like uform.ram.threads=8");
+	}
+
+	@Test
+	void aTextPropertyWrittenAsAListIsShownWrittenWithItsOwnValueNotANumber(CapturedOutput output) throws IOException {
+		// YAML 'cpu-class: [intel-haswell, serial]': the example of writing it without the index is the
+		// user's own first value, not a thread count.
+		fromYml("io/uform/spring/autoconfigure/cpu-class-as-list.yml");
+		postProcess();
+		assertThat(output).contains("Property 'uform.ram.cpu-class[0]' (set in class path resource "
+				+ "[io/uform/spring/autoconfigure/cpu-class-as-list.yml] - 3:17) is a list element, but "
+				+ "'uform.ram.cpu-class' takes a single value, so it binds to nothing and is ignored; write it without "
+				+ "the index, like uform.ram.cpu-class=intel-haswell (YAML: no [ ] around the value)")
+			.doesNotContain("uform.ram.cpu-class=8");
 	}
 
 	@Test
