@@ -298,8 +298,8 @@ public class UformProperties {
 			// Refused while binding, so that startup fails naming the property, its value and where it was
 			// set (Boot's bind report), rather than the close failing to free (a negative wait is invalid).
 			if (awaitTerminationPeriod != null && awaitTerminationPeriod.isNegative()) {
-				throw new IllegalArgumentException("uform.shutdown.await-termination-period must be zero (free at "
-						+ "once) or positive, like 30s; it was " + awaitTerminationPeriod);
+				// The failure analysis prints the property, the value as written and where it was set.
+				throw new IllegalArgumentException("must be zero (free at once) or positive");
 			}
 			this.awaitTerminationPeriod = awaitTerminationPeriod;
 		}

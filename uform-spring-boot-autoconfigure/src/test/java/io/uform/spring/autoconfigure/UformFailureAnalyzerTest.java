@@ -3,8 +3,10 @@ package io.uform.spring.autoconfigure;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -18,6 +20,9 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import io.uform.ExecutorForRamConfig;
 import io.uform.GpuVendor;
@@ -131,6 +136,50 @@ class UformFailureAnalyzerTest {
 	}
 
 	@Test
+	void aValueSpringCannotConvertSaysWhatThePropertyTakes(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class),
+				"--spring.config.location=classpath:failure-analysis/threads-four.yml");
+		assertThat(report).contains("The uform properties could not be bound: uform.ram.threads = four is invalid (set "
+				+ "in class path resource [failure-analysis/threads-four.yml] - 4:14): For input string: \"four\".")
+			.contains("Update uform.ram.threads in your configuration: it takes a whole number of threads, at least 1")
+			.doesNotContain("Update your application's configuration");
+	}
+
+	@Test
+	void aSizeOrDurationWithABadUnitSaysHowToWriteOne(CapturedOutput output) {
+		String size = failedStart(output, List.of(App.class), Map.of("UFORM_VRAM_SCRATCHLIMIT", "8gb"));
+		assertThat(size).contains("uform.vram.scratch-limit = 8gb is invalid (set in System Environment Property "
+				+ "\"UFORM_VRAM_SCRATCHLIMIT\"): Unknown data unit suffix 'gb'.")
+			.contains("Update uform.vram.scratch-limit in your configuration: it takes a size such as 512MB or 8GB")
+			.contains("in capitals");
+		String duration = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=1",
+				"--uform.mesh.timeout=5 m");
+		assertThat(duration).contains("uform.mesh.timeout = 5 m is invalid (set in \"uform.mesh.timeout\" from "
+				+ "property source \"commandLineArgs\")")
+			.contains("Update uform.mesh.timeout in your configuration: it takes a positive duration such as 120s");
+	}
+
+	@Test
+	void aValueUformPropertiesRefusesWhileBindingIsReportedAsWritten(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class), "--uform.shutdown.await-termination-period=-1s");
+		assertThat(report).contains("uform.shutdown.await-termination-period = -1s is invalid (set in "
+				+ "\"uform.shutdown.await-termination-period\" from property source \"commandLineArgs\"): must be zero "
+				+ "(free at once) or positive.")
+			.contains("Update uform.shutdown.await-termination-period in your configuration: it takes a duration")
+			.doesNotContain("PT-1S");
+	}
+
+	@Test
+	void anUnknownEnabledValueListsTheValuesAndABadDeviceTheDevices(CapturedOutput output) {
+		String enabled = failedStart(output, List.of(App.class), "--uform.vram.enabled=yes");
+		assertThat(enabled).contains("uform.vram.enabled = yes is invalid")
+			.contains("Update uform.vram.enabled in your configuration: it takes auto, true or false.");
+		String device = failedStart(output, List.of(App.class), "--uform.vram.devices[0]=0", "--uform.vram.devices[1]=x");
+		assertThat(device).contains("uform.vram.devices[1] = x is invalid (set in \"uform.vram.devices[1]\"")
+			.contains("devices here: [0 = Simulated GPU 0 (host memory), 1 = Simulated GPU 1 (host memory)]");
+	}
+
+	@Test
 	void anEmptyValueIsShownQuotedAndControlCharactersEscaped(CapturedOutput output, @TempDir Path directory) {
 		String empty = failedStart(output, List.of(App.class), "--uform.ram.cpu-class=");
 		assertThat(empty).contains("uform.ram.cpu-class = \"\" is invalid (set in");
@@ -241,6 +290,22 @@ class UformFailureAnalyzerTest {
 		return output.getAll().substring(from);
 	}
 
+	/**
+	 * Starts the application with these environment variables in place of the process's own, as Boot
+	 * reads them (its post-processor makes them report their origin), expects it to fail, and returns
+	 * what it printed.
+	 */
+	private static String failedStart(CapturedOutput output, List<Class<?>> sources, Map<String, Object> variables,
+			String... args) {
+		int from = output.getAll().length();
+		StandardEnvironment environment = new StandardEnvironment();
+		environment.getPropertySources()
+			.replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, new SystemEnvironmentPropertySource(
+					StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, variables));
+		assertThatThrownBy(() -> start(sources, environment, args)).isNotNull();
+		return output.getAll().substring(from);
+	}
+
 	/** The failure report alone, without the log lines before it (which quote exception messages as they are). */
 	private static String report(String printed) {
 		int at = printed.indexOf("APPLICATION FAILED TO START");
@@ -249,10 +314,16 @@ class UformFailureAnalyzerTest {
 	}
 
 	private static void start(List<Class<?>> sources, String... args) {
-		new SpringApplicationBuilder(sources.toArray(Class<?>[]::new)).web(WebApplicationType.NONE)
-			.properties("spring.main.banner-mode=off", "uform.ram.threads=1")
-			.run(args)
-			.close();
+		start(sources, null, args);
+	}
+
+	private static void start(List<Class<?>> sources, @Nullable ConfigurableEnvironment environment, String... args) {
+		SpringApplicationBuilder builder = new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
+			.web(WebApplicationType.NONE);
+		if (environment != null) {
+			builder.environment(environment);
+		}
+		builder.properties("spring.main.banner-mode=off", "uform.ram.threads=1").run(args).close();
 	}
 
 	// As an auto-configuration (processed after the user's configuration), so that its beans back off.

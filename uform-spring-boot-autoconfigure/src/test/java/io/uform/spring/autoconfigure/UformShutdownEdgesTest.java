@@ -39,7 +39,10 @@ class UformShutdownEdgesTest {
 		this.contextRunner.withPropertyValues("uform.shutdown.await-termination-period=-1s").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessageContaining("uform.shutdown.await-termination-period must be zero (free at once) or positive");
+				.hasMessageContaining("must be zero (free at once) or positive");
+			// The analysis Boot prints names the property (the printed report: UformFailureAnalyzerTest).
+			assertThat(new UformBindFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+				.contains("uform.shutdown.await-termination-period = -1s is invalid");
 		});
 	}
 
