@@ -96,8 +96,26 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 			return new FailureAnalysis("Bean '" + bean + "' could not be made: a uform call it made while it was "
 					+ "created was refused: " + what + ".", action, cause);
 		}
-		return new FailureAnalysis(where + " could not be made: " + cause.getMessage() + " [" + cause.status() + "]",
-				action(cause, feed), cause);
+		return new FailureAnalysis(where + " could not be made: " + askedFor(cause, feed) + cause.getMessage() + " ["
+				+ cause.status() + "]", action(cause, feed), cause);
+	}
+
+	/**
+	 * For a VRAM executor that found no GPU, the property that asked for one whatever the machine
+	 * ({@code uform.vram.enabled = true}), with where it was set, so that the report blames what the
+	 * user wrote; otherwise nothing.
+	 */
+	private String askedFor(UformException cause, @Nullable Feed feed) {
+		if (feed != VRAM || cause.status() != UformException.Status.NO_DEVICE || this.environment == null) {
+			return "";
+		}
+		ConfigurationProperty enabled = ConfiguredProperties.find(this.environment, "uform.vram.enabled");
+		if (enabled == null) {
+			return "";
+		}
+		String origin = (enabled.getOrigin() != null) ? " (set in " + enabled.getOrigin() + ")" : "";
+		return "uform.vram.enabled = " + shown(String.valueOf(enabled.getValue())) + origin
+				+ " asks for it on every machine, and uform found no device for it: ";
 	}
 
 	private FailureAnalysis fieldFailure(String where, UformException cause, Feed feed) {

@@ -277,7 +277,9 @@ class UformFailureAnalyzerTest {
 				"this machine has a real GPU, so no JVM here sees none");
 		String report = NoGpuApplication.runInChildJvm("--uform.vram.enabled=true");
 		assertThat(report).contains("APPLICATION FAILED TO START")
-			.contains("The uform bean 'uformVramExecutor' could not be made")
+			.contains("The uform bean 'uformVramExecutor' could not be made: uform.vram.enabled = true (set in "
+					+ "\"uform.vram.enabled\" from property source \"commandLineArgs\") asks for it on every machine, "
+					+ "and uform found no device for it: No GPU found")
 			.contains("NO_DEVICE")
 			.contains("set uform.vram.enabled=auto")
 			.contains("uform.devices.simulated=1");
