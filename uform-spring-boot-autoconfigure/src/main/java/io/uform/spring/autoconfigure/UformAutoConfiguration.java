@@ -23,6 +23,7 @@ import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
+import org.springframework.util.StringUtils;
 
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
@@ -166,8 +167,11 @@ public final class UformAutoConfiguration {
 	/** The mesh options as {@code uform.mesh.*} alone makes them, before any customizer. */
 	static MeshOptions meshOptions(UformProperties properties) {
 		UformProperties.Mesh mesh = properties.getMesh();
+		// A blank directory (UFORM_MESH_DIRECTORY= in a manifest whose value did not arrive) is unset, not
+		// Path.of(""), the working directory, where each host would wait alone for the whole timeout.
+		String directory = mesh.getDirectory();
 		return new MeshOptions(mesh.getHostDomainIndex(), mesh.getHostDomainCount(), mesh.getGpusPerMultimemDomain(),
-				(mesh.getDirectory() != null) ? Path.of(mesh.getDirectory()) : null, mesh.getJob(), mesh.getTimeout());
+				StringUtils.hasText(directory) ? Path.of(directory) : null, mesh.getJob(), mesh.getTimeout());
 	}
 
 	// Joins when the bean is made, so before the web server starts (it starts once every singleton is

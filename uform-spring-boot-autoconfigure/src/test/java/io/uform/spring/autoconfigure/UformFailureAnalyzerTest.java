@@ -180,6 +180,17 @@ class UformFailureAnalyzerTest {
 	}
 
 	@Test
+	void aBlankMeshDirectoryIsNotTheWorkingDirectory(CapturedOutput output) {
+		// Path.of("") is the working directory: each host would wait there alone for the whole timeout.
+		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
+				"--uform.mesh.job=run-1", "--uform.mesh.timeout=1s", "--uform.mesh.directory=");
+		assertThat(report).contains("The uform bean 'uformMesh' could not be made: uform.mesh.directory = \"\" is "
+				+ "invalid (set in \"uform.mesh.directory\" from property source \"commandLineArgs\").")
+			.contains("Update uform.mesh.directory in your configuration: ")
+			.doesNotContain("timed out");
+	}
+
+	@Test
 	void anEmptyValueIsShownQuotedAndControlCharactersEscaped(CapturedOutput output, @TempDir Path directory) {
 		String empty = failedStart(output, List.of(App.class), "--uform.ram.cpu-class=");
 		assertThat(empty).contains("uform.ram.cpu-class = \"\" is invalid (set in");
