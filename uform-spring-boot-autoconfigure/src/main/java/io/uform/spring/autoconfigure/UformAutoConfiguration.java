@@ -2,6 +2,8 @@ package io.uform.spring.autoconfigure;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BiFunction;
 
 import org.apache.commons.logging.Log;
@@ -10,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -77,8 +80,8 @@ public final class UformAutoConfiguration {
 	@ConditionalOnBooleanProperty(name = "uform.ram.enabled", matchIfMissing = true)
 	ExecutorForRamConfig uformRamExecutorConfig(UformProperties properties,
 			ObjectProvider<ExecutorForRamConfigCustomizer> customizers, ListableBeanFactory beans) {
-		return customize(ramConfig(properties), ExecutorForRamConfigCustomizer.class, customizers, beans,
-				ExecutorForRamConfigCustomizer::customize);
+		return customize("uformRamExecutorConfig", ramConfig(properties), ExecutorForRamConfigCustomizer.class,
+				customizers, beans, ExecutorForRamConfigCustomizer::customize);
 	}
 
 	/**
@@ -118,8 +121,8 @@ public final class UformAutoConfiguration {
 	@Conditional(OnVramEnabledCondition.class)
 	ExecutorForVramConfig uformVramExecutorConfig(UformProperties properties,
 			ObjectProvider<ExecutorForVramConfigCustomizer> customizers, ListableBeanFactory beans) {
-		return customize(vramConfig(properties), ExecutorForVramConfigCustomizer.class, customizers, beans,
-				ExecutorForVramConfigCustomizer::customize);
+		return customize("uformVramExecutorConfig", vramConfig(properties), ExecutorForVramConfigCustomizer.class,
+				customizers, beans, ExecutorForVramConfigCustomizer::customize);
 	}
 
 	/** The VRAM executor's config as {@code uform.vram.*} alone makes it, before any customizer. */
@@ -160,7 +163,7 @@ public final class UformAutoConfiguration {
 	@ConditionalOnProperty(prefix = "uform.mesh", name = "host-domain-count")
 	MeshOptions uformMeshOptions(UformProperties properties, ObjectProvider<MeshOptionsCustomizer> customizers,
 			ListableBeanFactory beans) {
-		return customize(meshOptions(properties), MeshOptionsCustomizer.class, customizers, beans,
+		return customize("uformMeshOptions", meshOptions(properties), MeshOptionsCustomizer.class, customizers, beans,
 				MeshOptionsCustomizer::customize);
 	}
 
@@ -238,13 +241,29 @@ public final class UformAutoConfiguration {
 	}
 
 	/**
-	 * Applies the customizer beans to a config in {@code @Order} order, each to the previous one's
-	 * result. A customizer that returns {@code null} fails startup naming its bean, rather than an
-	 * executor being made from nothing.
+	 * Attribute of a config bean's definition holding what each customizer returned, in order, as
+	 * {@link CustomizerStep}s: the failure analyzer reads it to blame the one customizer that set a bad
+	 * value, since the customizer beans themselves are destroyed with the failed context.
 	 */
-	private static <C, K> C customize(C config, Class<K> type, ObjectProvider<K> customizers, ListableBeanFactory beans,
-			BiFunction<K, C, C> apply) {
+	static final String CUSTOMIZER_STEPS_ATTRIBUTE = UformAutoConfiguration.class.getName() + ".customizerSteps";
+
+	/**
+	 * One customizer's turn: its bean name and the config it returned.
+	 * @param bean the customizer's bean name
+	 * @param result the config it returned
+	 */
+	record CustomizerStep(String bean, Object result) {
+	}
+
+	/**
+	 * Applies the customizer beans to a config in {@code @Order} order, each to the previous one's
+	 * result, and records each one's result on the config bean's definition. A customizer that returns
+	 * {@code null} fails startup naming its bean, rather than an executor being made from nothing.
+	 */
+	private static <C, K> C customize(String configBean, C config, Class<K> type, ObjectProvider<K> customizers,
+			ListableBeanFactory beans, BiFunction<K, C, C> apply) {
 		C customized = config;
+		List<CustomizerStep> steps = new ArrayList<>();
 		for (K customizer : customizers.orderedStream().toList()) {
 			C next = apply.apply(customizer, customized);
 			if (next == null) {
@@ -253,7 +272,11 @@ public final class UformAutoConfiguration {
 						+ config.getClass().getSimpleName() + " it is given, or a changed copy made with its with* "
 						+ "methods");
 			}
+			steps.add(new CustomizerStep(beanName(beans, type, customizer), next));
 			customized = next;
+		}
+		if (beans instanceof ConfigurableListableBeanFactory factory && factory.containsBeanDefinition(configBean)) {
+			factory.getBeanDefinition(configBean).setAttribute(CUSTOMIZER_STEPS_ATTRIBUTE, List.copyOf(steps));
 		}
 		if (customized != config) {
 			logger.debug(config.getClass().getSimpleName() + " after customizers: " + customized);

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -43,18 +44,18 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 	 * What feeds each bean the auto-configuration makes, and how it makes the config from the
 	 * properties alone, before the customizers.
 	 */
-	private record Feed(String prefix, Class<?> config, Class<?> customizer,
+	private record Feed(String prefix, Class<?> config, String configBean, Class<?> customizer,
 			Function<UformProperties, Object> fromProperties) {
 	}
 
-	private static final Feed RAM = new Feed("uform.ram", ExecutorForRamConfig.class,
+	private static final Feed RAM = new Feed("uform.ram", ExecutorForRamConfig.class, "uformRamExecutorConfig",
 			ExecutorForRamConfigCustomizer.class, UformAutoConfiguration::ramConfig);
 
-	private static final Feed VRAM = new Feed("uform.vram", ExecutorForVramConfig.class,
+	private static final Feed VRAM = new Feed("uform.vram", ExecutorForVramConfig.class, "uformVramExecutorConfig",
 			ExecutorForVramConfigCustomizer.class, UformAutoConfiguration::vramConfig);
 
-	private static final Feed MESH = new Feed("uform.mesh", MeshOptions.class, MeshOptionsCustomizer.class,
-			UformAutoConfiguration::meshOptions);
+	private static final Feed MESH = new Feed("uform.mesh", MeshOptions.class, "uformMeshOptions",
+			MeshOptionsCustomizer.class, UformAutoConfiguration::meshOptions);
 
 	/** By bean name: configs are partly validated when made, the rest when the executor or mesh is. */
 	private static final Map<String, Feed> FEED_BY_BEAN = Map.of(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, RAM,
@@ -132,9 +133,11 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		List<String> customizers = beansOfType(feed.customizer());
 		boolean fromProperty = set != null && (customizers.isEmpty() || propertiesAloneGive(feed, cause, set));
 		if (!fromProperty && !customizers.isEmpty()) {
-			String names = "'" + String.join("', '", customizers) + "'";
+			String culprit = lastToChange(feed, cause);
+			String names = "'" + ((culprit != null) ? culprit : String.join("', '", customizers)) + "'";
 			return new FailureAnalysis(where + " could not be made: " + cause.field() + " = " + shown(cause.value())
-					+ " is invalid. It came from the " + feed.customizer().getSimpleName() + " bean(s) " + names
+					+ " is invalid. It came from the " + feed.customizer().getSimpleName()
+					+ ((culprit != null) ? " bean " : " bean(s) ") + names
 					+ ((set != null) ? ", which changed " + property + " = " + shown(String.valueOf(set.getValue()))
 							: ", not from " + property)
 					+ ".", "Update the customizer " + names + ": " + cause.fix() + ".", cause);
@@ -244,6 +247,65 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 			}
 		}
 		return sameValue(set.getValue(), cause.value());
+	}
+
+	/**
+	 * The customizer that set the reported field last, from what each one returned (recorded by the
+	 * auto-configuration, since the beans are gone with the failed context): with several customizers,
+	 * the one to fix rather than all of them. {@code null} where that cannot be told.
+	 */
+	private @Nullable String lastToChange(Feed feed, UformException cause) {
+		if (this.beanFactory == null || !this.beanFactory.containsBeanDefinition(feed.configBean())
+				|| !(this.beanFactory.getBeanDefinition(feed.configBean())
+					.getAttribute(UformAutoConfiguration.CUSTOMIZER_STEPS_ATTRIBUTE) instanceof List<?> steps)
+				|| steps.isEmpty()) {
+			return null;
+		}
+		Object before = propertiesAlone(feed);
+		String last = null;
+		Object result = null;
+		for (Object step : steps) {
+			if (!(step instanceof UformAutoConfiguration.CustomizerStep customized)) {
+				return null;
+			}
+			result = customized.result();
+			if (before == null || !Objects.equals(component(before, cause.field()), component(result, cause.field()))) {
+				last = customized.bean();
+			}
+			before = result;
+		}
+		return (last != null && sameValue(component(result, cause.field()), cause.value())) ? last : null;
+	}
+
+	/** The config the properties alone make, or {@code null} where it cannot be rebuilt. */
+	private @Nullable Object propertiesAlone(Feed feed) {
+		if (this.environment == null) {
+			return null;
+		}
+		try {
+			return feed.fromProperties().apply(Binder.get(this.environment).bindOrCreate("uform", UformProperties.class));
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+	/** A config record's component by name, like {@code threads}; {@code null} where it has none. */
+	private static @Nullable Object component(@Nullable Object config, String name) {
+		if (config == null || !config.getClass().isRecord()) {
+			return null;
+		}
+		for (RecordComponent component : config.getClass().getRecordComponents()) {
+			if (component.getName().equals(name)) {
+				try {
+					return component.getAccessor().invoke(config);
+				}
+				catch (ReflectiveOperationException ex) {
+					return null;
+				}
+			}
+		}
+		return null;
 	}
 
 	/** Whether the text of a property's value is the value uform reported, ignoring quotes and brackets. */

@@ -20,6 +20,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
@@ -204,8 +205,19 @@ class UformFailureAnalyzerTest {
 	void aValueFromACustomizerBlamesTheCustomizerNotTheProperty(CapturedOutput output) {
 		String report = failedStart(output, List.of(App.class, ZeroThreadsCustomizer.class), "--uform.ram.threads=4");
 		assertThat(report).contains("threads = 0 is invalid. It came from the ExecutorForRamConfigCustomizer "
-				+ "bean(s) 'zeroThreads', which changed uform.ram.threads = 4.")
+				+ "bean 'zeroThreads', which changed uform.ram.threads = 4.")
 			.contains("Update the customizer 'zeroThreads': ");
+	}
+
+	@Test
+	void ofSeveralCustomizersOnlyTheOneThatSetTheValueIsBlamed(CapturedOutput output) {
+		// Ordered harmless, culprit, harmless: the report names the one to fix, not all three.
+		String report = failedStart(output, List.of(App.class, SeveralCustomizers.class));
+		assertThat(report).contains("threads = 0 is invalid. It came from the ExecutorForRamConfigCustomizer bean "
+				+ "'setsZeroThreads', which changed uform.ram.threads = 1.")
+			.contains("Update the customizer 'setsZeroThreads': ")
+			.doesNotContain("'tuneFirst'")
+			.doesNotContain("'tuneLast'");
 	}
 
 	@Test
@@ -352,6 +364,29 @@ class UformFailureAnalyzerTest {
 		@Bean
 		ExecutorForRamConfigCustomizer zeroThreads() {
 			return (config) -> config.withThreads(0);
+		}
+	}
+
+	/** Three customizers in order, of which the middle one sets a bad thread count. */
+	@Configuration(proxyBeanMethods = false)
+	static class SeveralCustomizers {
+
+		@Bean
+		@Order(1)
+		ExecutorForRamConfigCustomizer tuneFirst() {
+			return (config) -> config.withDeferredLimit(16);
+		}
+
+		@Bean
+		@Order(2)
+		ExecutorForRamConfigCustomizer setsZeroThreads() {
+			return (config) -> config.withThreads(0);
+		}
+
+		@Bean
+		@Order(3)
+		ExecutorForRamConfigCustomizer tuneLast() {
+			return (config) -> config.withDeferredLimit(32);
 		}
 	}
 
