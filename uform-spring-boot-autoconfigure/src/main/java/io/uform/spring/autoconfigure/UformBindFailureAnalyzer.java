@@ -46,10 +46,11 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 			+ "(YAML: [0, 1])";
 
 	/**
-	 * What each property takes, by its name without list indices. A property missing here (one added
-	 * later) gets the type the binder reported.
+	 * What each property takes, by its name without list indices. A property missing here gets the type
+	 * the binder reported; {@code ConfigurationMetadataTest} fails when a {@link UformProperties}
+	 * property that is not text is missing, so that one added later gets its line too.
 	 */
-	private static final Map<String, String> TAKES = Map.ofEntries(
+	static final Map<String, String> TAKES = Map.ofEntries(
 			Map.entry("uform.ram.enabled", "true or false"),
 			Map.entry("uform.ram.threads", WHOLE_NUMBER + " of threads, at least 1, such as 8 (remove it to take 7/8 "
 					+ "of the cores)"),

@@ -59,6 +59,21 @@ class ConfigurationMetadataTest {
 	}
 
 	@Test
+	void everyPropertyThatCanFailToBindSaysWhatItTakesInTheBindFailureReport() {
+		// Text binds whatever is written; uform.devices.* is read by a post-processor, not the binder.
+		List<String> canFail = new ArrayList<>();
+		for (JsonNode property : metadata.get("properties")) {
+			String name = property.get("name").asString();
+			if (name.startsWith("uform.") && !name.startsWith("uform.devices.")
+					&& !"java.lang.String".equals(property.get("type").asString())) {
+				canFail.add(name);
+			}
+		}
+		assertThat(canFail).contains("uform.ram.threads", "uform.vram.scratch-limit", "uform.mesh.timeout");
+		assertThat(UformBindFailureAnalyzer.TAKES).containsKeys(canFail.toArray(String[]::new));
+	}
+
+	@Test
 	void cpuClassHintsAreTheKnownCpuClassesInOrder() {
 		assertThat(hints("uform.ram.cpu-class")).containsExactlyElementsOf(CpuClasses.known());
 		assertThat(hints("uform.vram.cpu-class")).containsExactlyElementsOf(CpuClasses.known());
