@@ -92,6 +92,20 @@ public class UformException extends RuntimeException {
 	}
 
 	/**
+	 * {@link #invalid(String, Object, String)} for a value found wrong only when it was used, such as a
+	 * directory that cannot be written: the underlying failure is kept as the cause.
+	 * @param field the config field or argument, as the user spells it
+	 * @param value the value that was given
+	 * @param fix what went wrong with it and what to do instead
+	 * @param cause the underlying failure
+	 * @return the exception, to be thrown by the caller
+	 */
+	public static UformException invalid(String field, Object value, String fix, Throwable cause) {
+		return new UformException(Status.INVALID_ARGUMENT, "Invalid " + field + " = " + value + ": " + fix, cause, field,
+				String.valueOf(value), fix);
+	}
+
+	/**
 	 * Checks that a required argument was given.
 	 * @param <T> the argument's type
 	 * @param value the argument

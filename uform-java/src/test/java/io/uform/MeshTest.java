@@ -197,6 +197,24 @@ class MeshTest {
 			.isGreaterThan(second.bootstrapDuration());
 	}
 
+	@Test
+	void aDirectoryWhereNoJobDirectoryCanBeMadeIsReportedAsTheDirectoryField() {
+		// /proc exists and is a directory, but nothing can be made in it, not even by root.
+		Executor executor = vram(0);
+		assertThatThrownBy(() -> Mesh.bootstrap(executor, new MeshOptions(0, 2, null, Path.of("/proc"), "run-1",
+				Duration.ofSeconds(5))))
+			.isInstanceOf(UformException.class)
+			.hasMessageStartingWith("Invalid directory = /proc: mesh job 'run-1' cannot use /proc/run-1 (")
+			.hasMessageContaining("writable by this user on every host")
+			.satisfies((ex) -> {
+				UformException failure = (UformException) ex;
+				assertThat(failure.status()).isEqualTo(Status.INVALID_ARGUMENT);
+				assertThat(failure.field()).isEqualTo("directory");
+				assertThat(failure.value()).isEqualTo("/proc");
+				assertThat(failure.getCause()).isInstanceOf(java.io.IOException.class);
+			});
+	}
+
 	// Lifecycle
 
 	@Test

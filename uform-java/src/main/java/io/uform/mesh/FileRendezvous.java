@@ -1065,9 +1065,13 @@ public final class FileRendezvous {
 			}
 		}
 
+		/**
+		 * The directory option, named as the field it is, so that the starter's failure analysis names
+		 * {@code uform.mesh.directory} and where it was set.
+		 */
 		private UformException cannotUse(IOException ex) {
-			return new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': cannot use "
-					+ this.files.directory + ": " + ex + ". Make " + this.directory + " writable by this user on every "
+			return UformException.invalid("directory", this.directory, "mesh job '" + job() + "' cannot use "
+					+ this.files.directory + " (" + ex + "); make " + this.directory + " writable by this user on every "
 					+ "host (and mounted, where it is a shared file system)", ex);
 		}
 

@@ -106,6 +106,19 @@ class UformFailureAnalyzerTest {
 	}
 
 	@Test
+	void aMeshDirectoryThatCannotBeWrittenNamesThePropertyAndWhereItWasSet(CapturedOutput output) {
+		// /proc exists and is a directory, but no job directory can be made in it, not even by root.
+		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
+				"--uform.mesh.job=run-1", "--uform.mesh.timeout=5s", "--uform.mesh.directory=/proc");
+		assertThat(report).contains("The uform bean 'uformMesh' could not be made: uform.mesh.directory = /proc is "
+				+ "invalid (set in \"uform.mesh.directory\" from property source \"commandLineArgs\")")
+			.contains("cannot use /proc/run-1")
+			.contains("Update uform.mesh.directory in your configuration")
+			.contains("writable by this user on every host")
+			.doesNotContain("timed out");
+	}
+
+	@Test
 	void aJobNameThatCouldEscapeTheDirectoryIsRefused(CapturedOutput output, @TempDir Path directory) {
 		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
 				"--uform.mesh.directory=" + directory, "--uform.mesh.job=../elsewhere");
