@@ -105,6 +105,9 @@ class MeshTest {
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "a/b", t), "job = a/b", "path separator");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "a\\b", t), "job = a\\b", "path separator");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run\n42", t), "job = run", "U+000A");
+		// Invisible: a direction override shows the rest reversed, a zero-width space not at all.
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run-\u202E24", t), "job = run-", "U+202E");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run\u200B42", t), "job = run", "U+200B");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "é".repeat(101), t), "job = ", "202 bytes");
 		// Not a file name on this host: an unpaired surrogate no file name encoding writes. It escaped as a raw
 		// InvalidPathException; the message names this JVM's file name encoding, the usual culprit.

@@ -385,6 +385,12 @@ public final class FileRendezvous {
 			if (Character.isISOControl(c)) {
 				return "contains control character U+" + String.format("%04X", (int) c);
 			}
+			if (Character.getType(c) == Character.FORMAT) {
+				// Invisible, or worse: U+202E shows the rest of the name reversed, in a listing and in every
+				// message that names the job, so two runs' names could look alike and differ.
+				return "contains invisible format character U+" + String.format("%04X", (int) c)
+						+ " (such as a direction override or a zero-width space)";
+			}
 		}
 		char last = job.charAt(job.length() - 1);
 		if (last == '.' || last == ' ') {
