@@ -109,13 +109,22 @@ public class UformHealthIndicator extends AbstractHealthIndicator
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		boolean windingDown = this.closing || this.stopped;
 		List<GpuDevice> listed = this.devices.get();
+		Map<String, Executor> executorBeans = UformFacts.executors(this.context);
+		Map<String, ExecutorStatistics> snapshots = new LinkedHashMap<>();
+		executorBeans.forEach((name, executor) -> snapshots.put(name, executor.statistics()));
+		Map<String, Boolean> meshBeans = new LinkedHashMap<>();
+		UformFacts.meshes(this.context).forEach((name, mesh) -> meshBeans.put(name, joined(mesh)));
+		// Read after the states, never before: a close frees the executors and leaves the mesh only after
+		// its ContextClosedEvent has set `closing` (a stop, after its lifecycles, sets `stopped`), so what
+		// was seen freed above because the context closes is seen here with the flag set. Read first, a
+		// close that began between the two reads would turn its own, planned, free into a DOWN.
+		boolean closing = this.closing;
+		boolean windingDown = closing || this.stopped;
 		List<String> faults = new ArrayList<>();
 		List<String> ended = new ArrayList<>();
 		Map<String, String> executors = new LinkedHashMap<>();
-		UformFacts.executors(this.context).forEach((name, executor) -> {
-			ExecutorStatistics statistics = executor.statistics();
+		snapshots.forEach((name, statistics) -> {
 			executors.put(name, statistics.state().name());
 			if (statistics.state() == Executor.State.FREED) {
 				if (windingDown) {
@@ -127,11 +136,10 @@ public class UformHealthIndicator extends AbstractHealthIndicator
 				}
 				return;
 			}
-			checkDevices(name, executor, statistics, listed, faults);
+			checkDevices(name, executorBeans.get(name), statistics, listed, faults);
 		});
 		Map<String, String> meshes = new LinkedHashMap<>();
-		UformFacts.meshes(this.context).forEach((name, mesh) -> {
-			boolean joined = joined(mesh);
+		meshBeans.forEach((name, joined) -> {
 			meshes.put(name, joined ? UformEndpoint.MESH_JOINED : UformEndpoint.MESH_FREED);
 			if (!joined) {
 				if (windingDown) {
@@ -147,7 +155,7 @@ public class UformHealthIndicator extends AbstractHealthIndicator
 		}
 		else if (!ended.isEmpty()) {
 			builder.outOfService()
-				.withDetail("reason", "the application context is " + (this.closing ? "closing" : "stopped") + ": "
+				.withDetail("reason", "the application context is " + (closing ? "closing" : "stopped") + ": "
 						+ String.join("; ", ended));
 		}
 		else {

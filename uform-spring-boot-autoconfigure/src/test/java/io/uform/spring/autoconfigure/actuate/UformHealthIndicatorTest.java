@@ -2,6 +2,10 @@ package io.uform.spring.autoconfigure.actuate;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -12,6 +16,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
@@ -136,6 +141,61 @@ class UformHealthIndicatorTest {
 		assertThat(whileClosing.getDetails().get("executors")).isEqualTo(Map.of(RAM, "FREED", VRAM, "FREED"));
 	}
 
+	/**
+	 * A health check that began before the close and reads the executors after the close freed them
+	 * (an HTTP check in flight with {@code server.shutdown=immediate}, whose web server still serves
+	 * while the lifecycles stop; a read over JMX): the check must see the close, not report the planned
+	 * free as a DOWN, which fails a load balancer's or Kubernetes' probe for no fault. The check waits in
+	 * its device listing, which comes before it reads the executors, until a lifecycle that stops right
+	 * after the executors' (so with every bean still there) lets it go on.
+	 */
+	@Test
+	void aCheckThatBeganBeforeTheCloseAndReadsTheExecutorsAfterItFreedThemIsOutOfServiceNotDown() throws Exception {
+		CountDownLatch checking = new CountDownLatch(1);
+		CountDownLatch executorsFreed = new CountDownLatch(1);
+		CountDownLatch checked = new CountDownLatch(1);
+		ExecutorService threads = Executors.newFixedThreadPool(2);
+		try {
+			this.contextRunner.withBean(FreedSignal.class, () -> new FreedSignal(executorsFreed, checked))
+				.run((context) -> {
+					ConfigurableApplicationContext application = context.getSourceApplicationContext();
+					UformHealthIndicator indicator = new UformHealthIndicator(application, () -> {
+						checking.countDown();
+						await(executorsFreed, "the executors' lifecycle to stop");
+						return Uform.gpuDevices();
+					}, Uform::gpuReadings);
+					application.addApplicationListener(indicator);
+					Future<Health> health = threads.submit(() -> indicator.health());
+					await(checking, "the check to begin");
+					Future<?> closing = threads.submit(application::close);
+					Health seen = health.get(30, TimeUnit.SECONDS);
+					checked.countDown();
+					closing.get(30, TimeUnit.SECONDS);
+					assertThat(seen.getDetails().get("executors")).isEqualTo(Map.of(RAM, "FREED", VRAM, "FREED"));
+					assertThat(seen.getStatus()).as("health of a check the close overtook; details: %s", seen.getDetails())
+						.isEqualTo(Status.OUT_OF_SERVICE);
+					assertThat((String) seen.getDetails().get("reason")).startsWith("the application context is closing");
+				});
+		}
+		finally {
+			checked.countDown();
+			executorsFreed.countDown();
+			threads.shutdownNow();
+		}
+	}
+
+	private static void await(CountDownLatch latch, String what) {
+		try {
+			if (!latch.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("waited 30 s for " + what);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted while waiting for " + what, ex);
+		}
+	}
+
 	@Test
 	void aStoppedContextKeepsItsExecutorsSoItIsUpAgainOnceStarted() {
 		this.contextRunner.run((context) -> {
@@ -203,6 +263,46 @@ class UformHealthIndicatorTest {
 			if (watched != null) {
 				this.seen.set(watched.health());
 			}
+		}
+
+		@Override
+		public boolean isRunning() {
+			return this.running;
+		}
+
+		@Override
+		public int getPhase() {
+			return UformExecutorLifecycle.PHASE - 1;
+		}
+	}
+
+	/**
+	 * Stops right after the executors' lifecycle (lifecycles stop from the highest phase down): says so,
+	 * then holds the close until the test's health check is done, so that every bean still exists.
+	 */
+	static final class FreedSignal implements SmartLifecycle {
+
+		private final CountDownLatch executorsFreed;
+
+		private final CountDownLatch checked;
+
+		private volatile boolean running;
+
+		FreedSignal(CountDownLatch executorsFreed, CountDownLatch checked) {
+			this.executorsFreed = executorsFreed;
+			this.checked = checked;
+		}
+
+		@Override
+		public void start() {
+			this.running = true;
+		}
+
+		@Override
+		public void stop() {
+			this.running = false;
+			this.executorsFreed.countDown();
+			await(this.checked, "the health check to finish");
 		}
 
 		@Override
