@@ -115,13 +115,25 @@ final class UformFacts {
 		return made(beans, Mesh.class);
 	}
 
+	/**
+	 * Threads meet here: a health check or an endpoint read on a request thread while the context
+	 * closes on another and destroys its singletons. So each bean is read once, from the singleton
+	 * registry, which answers {@code null} for one destroyed since its name was listed; never with
+	 * {@code getBean} after a check that it exists, which for a bean destroyed in between would make it
+	 * again, or throw {@code BeanCreationNotAllowedException} while the singletons are being destroyed.
+	 */
 	private static <T> Map<String, T> made(ListableBeanFactory beans, Class<T> type) {
 		SingletonBeanRegistry singletons = singletons(beans);
 		Map<String, T> made = new LinkedHashMap<>();
 		for (String name : beans.getBeanNamesForType(type, false, false)) {
-			// A FactoryBean's singleton is the factory: asking for its object could make an executor.
-			if (singletons == null || (singletons.containsSingleton(name) && !isFactoryBean(beans, name))) {
+			if (singletons == null) {
 				made.put(name, beans.getBean(name, type));
+				continue;
+			}
+			// A FactoryBean's singleton is the factory: asking for its object could make an executor.
+			Object bean = isFactoryBean(beans, name) ? null : singletons.getSingleton(name);
+			if (type.isInstance(bean)) {
+				made.put(name, type.cast(bean));
 			}
 		}
 		return made;

@@ -2,6 +2,7 @@ package io.uform.spring.autoconfigure.actuate;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -11,6 +12,8 @@ import tools.jackson.databind.JsonNode;
 
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionBuilder;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.actuate.autoconfigure.endpoint.jackson.JacksonEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.jackson.EndpointJsonMapper;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -232,6 +235,65 @@ class UformEndpointTest {
 				assertThat(made).as("executors made by looking").hasValue(0);
 			});
 		toFree.forEach(Executor::free);
+	}
+
+	/**
+	 * A reader (the endpoint on a request thread, the health indicator) and the context's close (on
+	 * another thread, destroying the singletons) meet in the bean factory. The factory below destroys the
+	 * executor at the worst moment of the old lookup, right after answering that it exists: the reader
+	 * must then leave it out or show the instance it found, never make a new executor (in a closing
+	 * context Spring refuses that with {@code BeanCreationNotAllowedException}, a 500 or a DOWN).
+	 */
+	@Test
+	void anExecutorDestroyedWhileTheEndpointLooksIsNeverMadeAgain() {
+		AtomicInteger made = new AtomicInteger();
+		List<Executor> toFree = new ArrayList<>();
+		DestroyedWhileLookedAt beans = new DestroyedWhileLookedAt("userExecutor");
+		try {
+			beans.registerBeanDefinition("userExecutor", BeanDefinitionBuilder
+				.genericBeanDefinition(Executor.class, () -> make(made, toFree))
+				.setDestroyMethodName("free")
+				.getBeanDefinition());
+			Executor existing = beans.getBean("userExecutor", Executor.class);
+			UformEndpoint endpoint = new UformEndpoint(beans, List::of, (ordinal) -> {
+				throw new IllegalStateException("no devices here");
+			});
+			Map<String, ExecutorDescriptor> shown = endpoint.uform().executors();
+			assertThat(made).as("executors made, the one before the endpoint looked included").hasValue(1);
+			if (!shown.isEmpty()) {
+				assertThat(shown.get("userExecutor").name()).isEqualTo(existing.name());
+			}
+		}
+		finally {
+			beans.destroySingletons();
+			toFree.forEach(Executor::free);
+		}
+	}
+
+	/**
+	 * A bean factory that destroys one singleton right after telling {@link UformFacts} that it exists
+	 * (the factory asks itself the same question while it lists names; those answers are left alone).
+	 */
+	static final class DestroyedWhileLookedAt extends DefaultListableBeanFactory {
+
+		private final String destroyed;
+
+		DestroyedWhileLookedAt(String destroyed) {
+			this.destroyed = destroyed;
+		}
+
+		@Override
+		public boolean containsSingleton(String beanName) {
+			boolean contains = super.containsSingleton(beanName);
+			boolean askedByUformFacts = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
+				.walk((frames) -> frames.skip(1).findFirst())
+				.map((caller) -> caller.getDeclaringClass() == UformFacts.class)
+				.orElse(false);
+			if (contains && askedByUformFacts && beanName.equals(this.destroyed)) {
+				destroySingleton(beanName);
+			}
+			return contains;
+		}
 	}
 
 	@Test
