@@ -207,6 +207,34 @@ class ExecutorTimedDrainTest {
 	}
 
 	@Test
+	void aDrainOvertakenByFreeHasItsEventDestroyedOnceByTheReleaseBeforeTheContextGoes() throws Exception {
+		// Over the recording fake, whose context release leaves live events live (as a primary context that
+		// another user still retains does): on simulated devices the context's close would drop the event
+		// whether or not the release destroyed it.
+		Executor executor = cudaExecutor(List.of(0));
+		long stream = executor.lanes().get(0).streamAddress();
+		this.cuda.busyFor(stream, Integer.MAX_VALUE);
+		CompletableFuture<Boolean> drained = drainElsewhere(executor, PATIENT, null);
+		awaitTrue(() -> this.cuda.calls().stream().anyMatch((call) -> call.startsWith("cuEventQuery")) || drained.isDone(),
+				"the drain to poll its event");
+
+		executor.free();
+
+		Throwable thrown = catchThrowable(() -> drained.get(20, TimeUnit.SECONDS));
+		assertThat(thrown).as("the drain's next look finds the executor freed").isNotNull();
+		assertThat(thrown.getCause()).isInstanceOfSatisfying(UformException.class,
+				(ex) -> assertThat(ex.status()).isEqualTo(Status.FREED));
+		assertThat(this.cuda.liveEvents()).as("the release destroyed the event the drain could not").isEmpty();
+		List<String> calls = this.cuda.calls();
+		List<String> destroys = calls.stream().filter((call) -> call.startsWith("cuEventDestroy_v2")).toList();
+		assertThat(destroys).hasSize(1);
+		int released = calls.stream().filter((call) -> call.startsWith("cuDevicePrimaryCtxRelease")).findFirst()
+			.map(calls::indexOf).orElse(-1);
+		assertThat(calls.indexOf(destroys.get(0))).as("destroyed before the context is released").isNotNegative()
+			.isLessThan(released);
+	}
+
+	@Test
 	void theEventIsRecordedOnEveryStreamBeforeTheFirstQueryAndDestroyedAfter() {
 		Executor executor = cudaExecutor(List.of(0, 1));
 		try {
