@@ -108,6 +108,9 @@ class MeshTest {
 		// Invisible: a direction override shows the rest reversed, a zero-width space not at all.
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run-\u202E24", t), "job = run-", "U+202E");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run\u200B42", t), "job = run", "U+200B");
+		// Format characters past the BMP too: a tag character (U+E0041, two chars in Java) is just as invisible.
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run\uDB40\uDC41", t), "job = run",
+				"format character U+E0041");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "é".repeat(101), t), "job = ", "202 bytes");
 		// Not a file name on this host: an unpaired surrogate no file name encoding writes. It escaped as a raw
 		// InvalidPathException; the message names this JVM's file name encoding, the usual culprit.

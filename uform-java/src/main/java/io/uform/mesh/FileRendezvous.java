@@ -380,15 +380,17 @@ public final class FileRendezvous {
 		if (job.indexOf('/') >= 0 || job.indexOf('\\') >= 0) {
 			return "contains a path separator ('/' or '\\')";
 		}
-		for (int i = 0; i < job.length(); i++) {
-			char c = job.charAt(i);
+		// By code point: format characters past the basic plane (the invisible tag characters U+E0001 and
+		// U+E0020 to U+E007F) are two chars, neither of which is a format character by itself.
+		for (int i = 0; i < job.length(); i += Character.charCount(job.codePointAt(i))) {
+			int c = job.codePointAt(i);
 			if (Character.isISOControl(c)) {
-				return "contains control character U+" + String.format("%04X", (int) c);
+				return "contains control character U+" + String.format("%04X", c);
 			}
 			if (Character.getType(c) == Character.FORMAT) {
 				// Invisible, or worse: U+202E shows the rest of the name reversed, in a listing and in every
 				// message that names the job, so two runs' names could look alike and differ.
-				return "contains invisible format character U+" + String.format("%04X", (int) c)
+				return "contains invisible format character U+" + String.format("%04X", c)
 						+ " (such as a direction override or a zero-width space)";
 			}
 		}
