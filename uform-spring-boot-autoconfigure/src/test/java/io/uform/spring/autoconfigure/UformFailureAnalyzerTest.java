@@ -215,6 +215,15 @@ class UformFailureAnalyzerTest {
 	}
 
 	@Test
+	void formatCharactersPastTheBasicPlaneAreEscapedToo() {
+		// U+E0041 and U+E007F, tag characters: format characters, invisible, each two chars in Java.
+		String tagged = "run\uDB40\uDC41\uDB40\uDC7F";
+		assertThat(UformFailureAnalyzer.shown(tagged)).isEqualTo("run\\uDB40\\uDC41\\uDB40\\uDC7F");
+		// A character past the basic plane that is no format character is printed as it is.
+		assertThat(UformFailureAnalyzer.shown("run-\uD83D\uDE80")).isEqualTo("run-\uD83D\uDE80");
+	}
+
+	@Test
 	void aValueFromACustomizerBlamesTheCustomizerNotTheProperty(CapturedOutput output) {
 		String report = failedStart(output, List.of(App.class, ZeroThreadsCustomizer.class), "--uform.ram.threads=4");
 		assertThat(report).contains("threads = 0 is invalid. It came from the ExecutorForRamConfigCustomizer "
