@@ -87,8 +87,8 @@ public class UformException extends RuntimeException {
 	 * @return the exception, to be thrown by the caller
 	 */
 	public static UformException invalid(String field, Object value, String fix) {
-		return new UformException(Status.INVALID_ARGUMENT, "Invalid " + field + " = " + value + ": " + fix, null, field,
-				String.valueOf(value), fix);
+		return new UformException(Status.INVALID_ARGUMENT, "Invalid " + field + " = " + printable(value) + ": " + fix, null,
+				field, String.valueOf(value), fix);
 	}
 
 	/**
@@ -101,8 +101,37 @@ public class UformException extends RuntimeException {
 	 * @return the exception, to be thrown by the caller
 	 */
 	public static UformException invalid(String field, Object value, String fix, Throwable cause) {
-		return new UformException(Status.INVALID_ARGUMENT, "Invalid " + field + " = " + value + ": " + fix, cause, field,
-				String.valueOf(value), fix);
+		return new UformException(Status.INVALID_ARGUMENT, "Invalid " + field + " = " + printable(value) + ": " + fix, cause,
+				field, String.valueOf(value), fix);
+	}
+
+	/**
+	 * A value as a message shows it: control and format characters (by code point, so also those past
+	 * the basic plane) escaped as {@code \\uXXXX} per char. The message is logged wherever the failure
+	 * goes (Spring logs it as it cancels a refresh), and a value refused for holding a terminal escape
+	 * sequence must not run it there; {@link #value()} keeps the value as it was given.
+	 */
+	private static String printable(Object value) {
+		String text = String.valueOf(value);
+		StringBuilder shown = null;
+		for (int i = 0; i < text.length();) {
+			int c = text.codePointAt(i);
+			int chars = Character.charCount(c);
+			boolean hidden = Character.isISOControl(c) || Character.getType(c) == Character.FORMAT;
+			if (hidden && shown == null) {
+				shown = new StringBuilder(text.length() + 16).append(text, 0, i);
+			}
+			if (hidden) {
+				for (int j = i; j < i + chars; j++) {
+					shown.append(String.format("\\u%04X", (int) text.charAt(j)));
+				}
+			}
+			else if (shown != null) {
+				shown.append(text, i, i + chars);
+			}
+			i += chars;
+		}
+		return (shown != null) ? shown.toString() : text;
 	}
 
 	/**

@@ -105,6 +105,12 @@ class MeshTest {
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "a/b", t), "job = a/b", "path separator");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "a\\b", t), "job = a\\b", "path separator");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run\n42", t), "job = run", "U+000A");
+		// The message shows such a character escaped, as it is logged wherever the failure goes; value() keeps it.
+		assertThatThrownBy(() -> Mesh.bootstrap(executor, new MeshOptions(0, 2, null, dir, "run\u001b[2J", t)))
+			.isInstanceOfSatisfying(UformException.class, (ex) -> {
+				assertThat(ex.getMessage()).startsWith("Invalid job = run\\u001B[2J: ").doesNotContain("\u001b");
+				assertThat(ex.value()).isEqualTo("run\u001b[2J");
+			});
 		// Invisible: a direction override shows the rest reversed, a zero-width space not at all.
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run-\u202E24", t), "job = run-", "U+202E");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run\u200B42", t), "job = run", "U+200B");
