@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -191,6 +192,15 @@ class UformFailureAnalyzerTest {
 		String device = failedStart(output, List.of(App.class), "--uform.vram.devices[0]=0", "--uform.vram.devices[1]=x");
 		assertThat(device).contains("uform.vram.devices[1] = x is invalid (set in \"uform.vram.devices[1]\"")
 			.contains("devices here: [0 = Simulated GPU 0 (host memory), 1 = Simulated GPU 1 (host memory)]");
+	}
+
+	@Test
+	void aBindFailureOutsideUformIsLeftToBootsOwnReport(CapturedOutput output) {
+		String report = report(failedStart(output, List.of(App.class, OtherProperties.class), "--other.count=four"));
+		assertThat(report).contains("Failed to bind properties under 'other.count' to java.lang.Integer")
+			.contains("Value: \"four\"")
+			.contains("Update your application's configuration")
+			.doesNotContain("uform");
 	}
 
 	@Test
@@ -382,6 +392,20 @@ class UformFailureAnalyzerTest {
 	@ImportAutoConfiguration(UformAutoConfiguration.class)
 	static class App {
 
+	}
+
+	/**
+	 * A property that is not uform's, bound while a bean is made (with the binder itself: a
+	 * {@code @ConfigurationProperties} class here would have the configuration processor write test
+	 * metadata over the starter's, which {@code ConfigurationMetadataTest} reads).
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class OtherProperties {
+
+		@Bean
+		Integer otherCount(ConfigurableEnvironment environment) {
+			return Binder.get(environment).bind("other.count", Integer.class).orElse(0);
+		}
 	}
 
 	@Configuration(proxyBeanMethods = false)
