@@ -416,7 +416,10 @@ public final class Executor implements AutoCloseable {
 	 *        lowest wake-up latency
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} from inside a task or deferred call of
 	 *         this executor, which would wait for itself; {@link Status#INTERRUPTED} when interrupted
-	 *         while waiting (the mood is then unchanged)
+	 *         while waiting (the mood is then unchanged); {@link Status#FREED} after {@link #free()},
+	 *         or when a free on another thread overtakes the wait on a VRAM executor's streams;
+	 *         {@link Status#DEVICE_ERROR} when work queued on a stream failed (a kernel that faulted
+	 *         surfaces here, naming the driver call that reported it)
 	 */
 	public void drain(Mood mood) {
 		awaitDrained(mood, null);
