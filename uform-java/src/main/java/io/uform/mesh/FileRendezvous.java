@@ -1080,7 +1080,8 @@ public final class FileRendezvous {
 		private UformException cannotUse(IOException ex) {
 			return UformException.invalid("directory", this.directory, "mesh job '" + job() + "' cannot use "
 					+ this.files.directory + " (" + ex + "); make " + this.directory + " writable by this user on every "
-					+ "host (and mounted, where it is a shared file system)", ex);
+					+ "host (and mounted, where it is a shared file system), or, where it is, look at the file system "
+					+ "itself (full, or a stale NFS handle)", ex);
 		}
 
 		/**
