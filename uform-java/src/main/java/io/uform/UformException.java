@@ -106,12 +106,16 @@ public class UformException extends RuntimeException {
 	}
 
 	/**
-	 * A value as a message shows it: control and format characters (by code point, so also those past
-	 * the basic plane) escaped as {@code \\uXXXX} per char. The message is logged wherever the failure
-	 * goes (Spring logs it as it cancels a refresh), and a value refused for holding a terminal escape
-	 * sequence must not run it there; {@link #value()} keeps the value as it was given.
+	 * A value as uform's messages show it: control and format characters (by code point, so also those
+	 * past the basic plane) escaped as {@code \\uXXXX} per char. A message is logged wherever the
+	 * failure goes (Spring logs it as it cancels a refresh), and a value refused for holding a terminal
+	 * escape sequence or a direction override must not run it there; {@link #value()} keeps the value
+	 * as it was given. Public for reports built from {@link #value()}, such as Spring Boot's failure
+	 * analysis, to show it the same way.
+	 * @param value the value; {@code null} is shown as {@code null}
+	 * @return the value's text, escaped where it needs to be
 	 */
-	private static String printable(Object value) {
+	public static String printable(Object value) {
 		String text = String.valueOf(value);
 		StringBuilder shown = null;
 		for (int i = 0; i < text.length();) {

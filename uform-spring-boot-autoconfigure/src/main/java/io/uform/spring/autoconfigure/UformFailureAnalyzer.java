@@ -184,24 +184,9 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		if (value == null) {
 			return "null";
 		}
-		StringBuilder shown = new StringBuilder(value.length());
-		// By code point: a format character past the basic plane (a tag character, U+E0001 or U+E0020 to
-		// U+E007F, invisible) is two chars, neither a format character by itself; each is escaped.
-		for (int i = 0; i < value.length();) {
-			int c = value.codePointAt(i);
-			int chars = Character.charCount(c);
-			if (Character.isISOControl(c) || Character.getType(c) == Character.FORMAT) {
-				for (int j = i; j < i + chars; j++) {
-					shown.append(String.format("\\u%04X", (int) value.charAt(j)));
-				}
-			}
-			else {
-				shown.append(value, i, i + chars);
-			}
-			i += chars;
-		}
+		String shown = UformException.printable(value);
 		boolean quote = value.isEmpty() || !value.strip().equals(value);
-		return quote ? "\"" + shown + "\"" : shown.toString();
+		return quote ? "\"" + shown + "\"" : shown;
 	}
 
 	/** The property as set in the environment, with its origin; a list's first element stands for it. */
