@@ -126,6 +126,36 @@ class NumaTopologyTest {
 		assertThat(NumaTopology.read(root, 99).domains()).containsExactly(new NumaDomain(0, new int[] { 0, 1 }));
 	}
 
+	@Test
+	void domainsComeAscendingByNodeIdNotByDirectoryName(@TempDir Path root) throws IOException {
+		// "node10" sorts before "node2" as a name.
+		write(root.resolve("sys/devices/system/node/node2/cpulist"), "0-1\n");
+		write(root.resolve("sys/devices/system/node/node10/cpulist"), "2-3\n");
+		assertThat(NumaTopology.read(root, 99).domains()).extracting(NumaDomain::id).containsExactly(2, 10);
+	}
+
+	@Test
+	void withoutAnAffinityMaskEveryCpuOfEveryNodeIsUsable(@TempDir Path root) throws IOException {
+		write(root.resolve("sys/devices/system/node/node0/cpulist"), "0-3\n");
+		write(root.resolve("sys/devices/system/node/node1/cpulist"), "4-7\n");
+		assertThat(NumaTopology.read(root, 99).domains()).containsExactly(new NumaDomain(0, new int[] { 0, 1, 2, 3 }),
+				new NumaDomain(1, new int[] { 4, 5, 6, 7 }));
+		// A status file without the line, or with an empty one, is no mask either.
+		write(root.resolve("proc/self/status"), "Name:\tjava\nCpus_allowed_list:\t\n");
+		assertThat(NumaTopology.read(root, 99).domains()).hasSize(2);
+	}
+
+	@Test
+	void aCorruptCpulistInAnyNodeDiscardsEveryNodeNotOnlyThoseAfterIt(@TempDir Path root) throws IOException {
+		write(root.resolve("sys/devices/system/node/node0/cpulist"), "0-3\n");
+		write(root.resolve("sys/devices/system/node/node1/cpulist"), "4-?\n");
+		write(root.resolve("proc/self/status"), "Cpus_allowed_list:\t0-7\n");
+		// Not node0 alone, which would leave CPUs 4-7 unused: the mask as one domain.
+		assertThat(NumaTopology.read(root, 99).domains())
+			.containsExactly(new NumaDomain(0, new int[] { 0, 1, 2, 3, 4, 5, 6, 7 }));
+		assertThat(NumaTopology.read(root, 99).source()).contains("no NUMA nodes");
+	}
+
 	private static void write(Path file, String text) throws IOException {
 		Files.createDirectories(file.getParent());
 		Files.writeString(file, text);
