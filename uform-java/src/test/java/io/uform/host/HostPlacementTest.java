@@ -1,8 +1,12 @@
 package io.uform.host;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import io.uform.ExecutorForRamConfig;
 import io.uform.UformException;
@@ -69,5 +73,43 @@ class HostPlacementTest {
 			.isThrownBy(() -> HostPlacement.resolve(ExecutorForRamConfig.defaults().withCpuClass("arm-sve"), topology,
 					ZEN4, 64))
 			.withMessageContaining("lacks");
+	}
+
+	@Test
+	void threadsSpreadOverThreeUnequalDomainsInProportionToTheirCpus(@TempDir Path root) throws IOException {
+		write(root.resolve("sys/devices/system/node/node0/cpulist"), "0-3\n");
+		write(root.resolve("sys/devices/system/node/node1/cpulist"), "4-7\n");
+		write(root.resolve("sys/devices/system/node/node2/cpulist"), "8-15\n");
+		NumaTopology topology = NumaTopology.read(root, 99);
+		HostPlacement placement = HostPlacement.resolve(ExecutorForRamConfig.defaults().withThreads(8), topology, ZEN4,
+				64);
+		// 4, 4 and 8 CPUs of 16: a quarter, a quarter and a half of the threads.
+		assertThat(placement.colocationOfThread()).containsExactly(0, 0, 1, 1, 2, 2, 2, 2);
+		assertThat(placement.cpusOf(7)).containsExactly(8, 9, 10, 11, 12, 13, 14, 15);
+	}
+
+	@Test
+	void threadsUpToMaxThreadsAreAccepted() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("numa-two-socket"), 99);
+		HostPlacement placement = HostPlacement.resolve(
+				ExecutorForRamConfig.defaults().withThreads(HostPlacement.MAX_THREADS), topology, ZEN4, 64);
+		assertThat(placement.threads()).isEqualTo(HostPlacement.MAX_THREADS);
+		assertThat(placement.colocationOfThread()).hasSize(HostPlacement.MAX_THREADS);
+	}
+
+	@Test
+	void aGivenDeferredLimitIsKeptDownToOne() {
+		NumaTopology topology = NumaTopology.read(Fixtures.root("numa-two-socket"), 99);
+		assertThat(HostPlacement.resolve(ExecutorForRamConfig.defaults().withDeferredLimit(1), topology, ZEN4, 64)
+			.deferredLimit()).isEqualTo(1);
+		assertThat(HostPlacement.resolve(ExecutorForRamConfig.defaults().withDeferredLimit(500), topology, ZEN4, 64)
+			.deferredLimit()).isEqualTo(500);
+		assertThat(HostPlacement.resolve(ExecutorForRamConfig.defaults(), topology, ZEN4, 64).deferredLimit())
+			.isEqualTo(ExecutorForRamConfig.DEFAULT_DEFERRED_LIMIT);
+	}
+
+	private static void write(Path file, String text) throws IOException {
+		Files.createDirectories(file.getParent());
+		Files.writeString(file, text);
 	}
 }
