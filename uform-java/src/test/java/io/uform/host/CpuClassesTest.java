@@ -124,6 +124,30 @@ class CpuClassesTest {
 	}
 
 	@Test
+	void aFlagOnlyTheLastProcessorReportsIsNotOffered() {
+		String cpuinfo = "processor\t: 0\nflags\t\t: avx2 f16c fma\n\nprocessor\t: 1\nflags\t\t: avx2 f16c fma avx_vnni\n";
+		CpuClasses classes = CpuClasses.fromCpuinfo(cpuinfo);
+		assertThat(classes.available()).containsExactly("serial", "intel-haswell");
+		assertThat(classes.flags()).containsExactly("avx2", "f16c", "fma");
+	}
+
+	@Test
+	void theFlagsAreTheWordsAfterTheColonAndNothingElse() {
+		CpuClasses classes = CpuClasses.fromCpuinfo("processor\t: 0\nflags\t\t: fpu avx2  fma\t f16c\n", "amd64");
+		assertThat(classes.flags()).containsExactly("avx2", "f16c", "fma", "fpu");
+		CpuClasses arm = CpuClasses.fromCpuinfo("processor\t: 0\nFeatures\t: fp asimd asimdhp\n", "aarch64");
+		assertThat(arm.flags()).containsExactly("asimd", "asimdhp", "fp");
+	}
+
+	@Test
+	void anUnknownClassAskedOfTheVocabularyOffersNoDefaultToFallBackOn() {
+		// requiredFlags has no CPU, so no best class to leave the field unset for.
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> CpuClasses.requiredFlags("fastest"))
+			.satisfies((ex) -> assertThat(ex.fix()).startsWith("not a CPU class uform knows, nor close to one; ")
+				.doesNotContain("unset"));
+	}
+
+	@Test
 	void noCpuinfoMeansSerialOnly() {
 		assertThat(CpuClasses.fromCpuinfo("").available()).containsExactly("serial");
 		assertThat(CpuClasses.read(Fixtures.root("numa-two-socket")).best()).isEqualTo("serial");
