@@ -23,6 +23,22 @@ class NearestNamesTest {
 	}
 
 	@Test
+	void distanceIsTheSameEitherWayRoundAndToAnEmptyNameIsItsLength() {
+		assertThat(NearestNames.distance("serial", "")).isEqualTo(6);
+		assertThat(NearestNames.distance("ab", "x")).isEqualTo(2);
+		assertThat(NearestNames.distance("x", "ab")).isEqualTo(2);
+		assertThat(NearestNames.distance("amd-rdna3", "nvidia-ada")).isEqualTo(NearestNames.distance("nvidia-ada", "amd-rdna3"));
+	}
+
+	@Test
+	void onlyTwoNeighboursExchangedCountAsOneSwap() {
+		// One character shared across the pair is no swap: a deletion and an insertion.
+		assertThat(NearestNames.distance("ab", "bc")).isEqualTo(2);
+		assertThat(NearestNames.distance("ab", "ca")).isEqualTo(2);
+		assertThat(NearestNames.distance("ab", "ba")).isEqualTo(1);
+	}
+
+	@Test
 	void suggestsEveryNameAtTheSmallestDistanceInTheOrderGiven() {
 		assertThat(NearestNames.nearest("intel-haswel", NAMES)).containsExactly("intel-haswell");
 		assertThat(NearestNames.nearest("amd-rdna4", NAMES)).containsExactly("amd-rdna1", "amd-rdna2", "amd-rdna3");
