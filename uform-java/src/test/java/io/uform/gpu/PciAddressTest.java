@@ -34,6 +34,21 @@ class PciAddressTest {
 	}
 
 	@Test
+	void aBusAndDeviceWithoutAFunctionIsNoAddress() {
+		// Only domain:bus:device may leave the function out; bus:device is too short to say which is which.
+		assertThatIllegalArgumentException().isThrownBy(() -> PciAddress.parse("1b:00"))
+			.withMessage("Not a PCI address: '1b:00'");
+	}
+
+	@Test
+	void aFieldWiderThanEightHexDigitsIsRefusedRatherThanTruncated() {
+		// 0x100000000 does not fit the int it would be held in: cut to 32 bits it would alias domain 0.
+		assertThatIllegalArgumentException().isThrownBy(() -> PciAddress.parse("100000000:1b:00.0"))
+			.withMessage("Not a PCI address: '100000000:1b:00.0'");
+		assertThat(PciAddress.parse("ffffffff:1b:00.0").domain()).isEqualTo(0xffffffff);
+	}
+
+	@Test
 	void rejectsWhatIsNoAddress() {
 		assertThatIllegalArgumentException().isThrownBy(() -> PciAddress.parse("GPU-1234"));
 		assertThatIllegalArgumentException().isThrownBy(() -> PciAddress.parse(""));
