@@ -11,10 +11,12 @@ import org.junit.jupiter.api.io.TempDir;
 import io.uform.gpu.SimulatedRuntime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * What a VRAM executor decides before it opens anything: host threads near the devices' NUMA
- * nodes (read from a sysfs fixture), and which GPU classes run on which devices.
+ * nodes (read from a sysfs fixture), which GPU classes run on which devices, each device's backend
+ * ordinal, and which scratch limits, device ordinals and borrowed streams it accepts.
  */
 class VramPlanTest {
 
@@ -103,5 +105,78 @@ class VramPlanTest {
 		assertThat(VramPlan.runsOn("nvidia-ampere", "amd-cdna3")).isFalse();
 		assertThat(VramPlan.runsOn("simulated", "simulated")).isTrue();
 		assertThat(VramPlan.runsOn("nvidia-ampere", null)).isFalse();
+	}
+
+	private static final GpuDevice A100 = new GpuDevice(GpuVendor.NVIDIA, 1, "nvidia-ampere", 108, 40L << 30,
+			"NVIDIA A100-SXM4-40GB", "GPU-2", "0000:3b:00.0");
+
+	private static final GpuDevice MI300X = new GpuDevice(GpuVendor.AMD, 0, "amd-cdna3", 304, 192L << 30,
+			"AMD Instinct MI300X", null, "0000:0c:00.0");
+
+	private UformException invalid(ExecutorForVramConfig config, GpuDevice... all) {
+		return assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> VramPlan.of(config, List.of(all), this.sysfs, (gpu, ordinal) -> this.simulated))
+			.satisfies((ex) -> assertThat(ex.status()).isEqualTo(UformException.Status.INVALID_ARGUMENT))
+			.actual();
+	}
+
+	@Test
+	void aScratchLimitFromOneByteUpToTheDevicesMemoryIsKept() {
+		assertThat(plan(ExecutorForVramConfig.defaults().withScratchLimit(1L), H100).scratchLimit).isEqualTo(1);
+		assertThat(plan(ExecutorForVramConfig.defaults().withScratchLimit(80L << 30), H100).scratchLimit)
+			.isEqualTo(80L << 30);
+		assertThat(plan(ExecutorForVramConfig.defaults(), H100).scratchLimit).isEqualTo(Long.MAX_VALUE);
+	}
+
+	@Test
+	void aScratchLimitPastTheDevicesMemoryNamesTheDeviceAndItsSize() {
+		UformException ex = invalid(ExecutorForVramConfig.defaults().withScratchLimit((80L << 30) + 1), H100);
+		assertThat(ex.field()).isEqualTo("scratchLimit");
+		assertThat(ex.fix()).startsWith("device 0 (NVIDIA H100 80GB HBM3) has 85899345920 bytes (81920 MiB); use at most that");
+	}
+
+	@Test
+	void eachDeviceGetsItsOrdinalAmongItsOwnVendorsDevices() {
+		// CUDA numbers only the NVIDIA GPUs: the H100 listed after an AMD GPU is CUDA device 0.
+		VramPlan plan = VramPlan.of(ExecutorForVramConfig.defaults().withDevices(List.of(3, 1)),
+				List.of(MI300X, H100, MI300X, A100), this.sysfs, (gpu, ordinal) -> this.simulated);
+		assertThat(plan.runtimeOrdinals).containsExactly(1, 0);
+	}
+
+	@Test
+	void aNegativeOrNullDeviceOrdinalIsRefusedByName() {
+		assertThat(invalid(ExecutorForVramConfig.defaults().withDevices(List.of(-1)), H100).fix())
+			.startsWith("device -1 does not exist; devices here: [0 = NVIDIA H100 80GB HBM3]");
+		assertThat(invalid(ExecutorForVramConfig.defaults().withDevices(java.util.Arrays.asList(0, null)), H100).fix())
+			.startsWith("device null does not exist");
+	}
+
+	@Test
+	void borrowedStreamsMayBeTheDefaultStreamButNotNegativeOrMissing() {
+		ExecutorForVramConfig defaultStream = new ExecutorForVramConfig(List.of(0), null, null, null, List.of(0L), null, null);
+		assertThat(plan(defaultStream, H100).streams).containsExactly(0L);
+		assertThat(invalid(new ExecutorForVramConfig(List.of(0), null, null, null, List.of(-1L), null, null), H100).fix())
+			.startsWith("a stream address is a CUstream pointer, 0 or more");
+		assertThat(invalid(new ExecutorForVramConfig(List.of(0), null, null, null, java.util.Arrays.asList((Long) null),
+				null, null), H100).field()).isEqualTo("streams");
+	}
+
+	@Test
+	void aNewerNvidiaClassIsRefusedOnAnOlderDeviceAndAnNvidiaClassOnAnAmdOne() {
+		assertThat(invalid(ExecutorForVramConfig.defaults().withGpuClass("nvidia-hopper"), A100).fix())
+			.isEqualTo("device 0 (NVIDIA A100-SXM4-40GB) is nvidia-ampere, which cannot run nvidia-hopper kernels; "
+					+ "leave gpuClass absent to use each device's own class");
+		assertThat(invalid(ExecutorForVramConfig.defaults().withGpuClass("nvidia-kepler"), MI300X).fix())
+			.startsWith("device 0 (AMD Instinct MI300X) is amd-cdna3, which cannot run nvidia-kepler kernels");
+		assertThat(plan(ExecutorForVramConfig.defaults().withGpuClass("nvidia-kepler"), H100).gpuClass)
+			.isEqualTo("nvidia-kepler");
+	}
+
+	@Test
+	void theSystemRuntimeOfAnAmdGpuIsUnsupportedNamingTheDeviceAndTheFallback() {
+		assertThatExceptionOfType(UformException.class).isThrownBy(() -> VramPlan.systemRuntime(MI300X, 2))
+			.satisfies((ex) -> assertThat(ex.status()).isEqualTo(UformException.Status.UNSUPPORTED))
+			.withMessageStartingWith("Device 2 (AMD Instinct MI300X) is amd: ")
+			.withMessageContaining("Executor.forRam()");
 	}
 }
