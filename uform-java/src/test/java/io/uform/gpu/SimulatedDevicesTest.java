@@ -41,6 +41,47 @@ class SimulatedDevicesTest {
 	}
 
 	@Test
+	void countsFromZeroToTheMaximumAreAcceptedWithoutAProblem() {
+		SimulatedDevices zero = SimulatedDevices.from(properties("uform.devices.simulated", "0"), Map.of());
+		assertThat(zero.problems()).isEmpty();
+		assertThat(zero.enabled()).isFalse();
+		SimulatedDevices most = SimulatedDevices.from(
+				properties("uform.devices.simulated", String.valueOf(SimulatedDevices.MAX_COUNT)), Map.of());
+		assertThat(most.problems()).isEmpty();
+		assertThat(most.count()).isEqualTo(SimulatedDevices.MAX_COUNT);
+		assertThat(most.enabled()).isTrue();
+		assertThat(SimulatedDevices.of(0, 1).enabled()).isFalse();
+		assertThat(SimulatedDevices.of(SimulatedDevices.MAX_COUNT, 1).count()).isEqualTo(SimulatedDevices.MAX_COUNT);
+		assertThat(SimulatedDevices.of(1, 1).memoryBytes()).isEqualTo(1);
+	}
+
+	@Test
+	void aBlankPropertyOrVariableIsAbsentNotAProblem() {
+		SimulatedDevices devices = SimulatedDevices.from(
+				properties("uform.devices.simulated", " ", "uform.devices.simulated.memory", ""),
+				Map.of("UFORM_DEVICES_SIMULATED", "2", "UFORM_DEVICES_SIMULATED_MEMORY", "\t"));
+		assertThat(devices.problems()).isEmpty();
+		assertThat(devices.count()).isEqualTo(2);
+		assertThat(devices.memoryBytes()).isEqualTo(GIB);
+	}
+
+	@Test
+	void noneIsOffWithNothingToSay() {
+		assertThat(SimulatedDevices.none().enabled()).isFalse();
+		assertThat(SimulatedDevices.none().problems()).isEmpty();
+		assertThat(SimulatedDevices.none().note()).isNull();
+	}
+
+	@Test
+	void theNoteSpellsTheSizeInTheLargestUnitThatDividesIt() {
+		assertThat(SimulatedDevices.size(3 * GIB / 2)).isEqualTo("1536 MiB");
+		assertThat(SimulatedDevices.size(MIB + 512 * 1024)).isEqualTo("1536 KiB");
+		assertThat(SimulatedDevices.size(MIB + 1)).isEqualTo("1048577 bytes");
+		assertThat(SimulatedDevices.from(properties("uform.devices.simulated", "1", "uform.devices.simulated.memory",
+				"1536KB"), Map.of()).note()).startsWith("1 simulated device(s) of 1536 KiB each (");
+	}
+
+	@Test
 	void theVariableAloneTurnsThemOnWithOneGibEach() {
 		SimulatedDevices devices = SimulatedDevices.from(properties(), Map.of("UFORM_DEVICES_SIMULATED", "2"));
 
