@@ -66,6 +66,19 @@ class AmdVisibilityTest {
 	}
 
 	@Test
+	void aUuidPrefixOfExactlyFiveCharactersIsEnough() {
+		assertThat(visible("GPU-B", null)).containsExactly(2);
+		assertThat(visible("GPU-A", null)).as("ambiguous").isEmpty();
+	}
+
+	@Test
+	void aLeadingZeroMakesAnIndexOctalAsStrtolReadsIt() {
+		List<String> tenGpus = Arrays.asList(new String[10]);
+		assertThat(AmdVisibility.visible(Map.of("ROCR_VISIBLE_DEVICES", "010,0,9"), tenGpus)).containsExactly(8, 0, 9);
+		assertThat(AmdVisibility.visible(Map.of("ROCR_VISIBLE_DEVICES", "1,09"), tenGpus)).containsExactly(1);
+	}
+
+	@Test
 	void hipIndicesApplyToWhatRocrExposed() {
 		assertThat(visible("3,2,1", "2,0")).containsExactly(1, 3);
 		assertThat(visible(null, "1")).containsExactly(1);
