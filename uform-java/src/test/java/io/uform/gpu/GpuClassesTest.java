@@ -24,7 +24,7 @@ class GpuClassesTest {
 			"90402,gfx942,amd-cdna3", "90500,gfx950,amd-cdna4", "100100,gfx1010,amd-rdna1",
 			"100300,gfx1030,amd-rdna2", "100306,gfx1036,amd-rdna2", "110000,gfx1100,amd-rdna3",
 			"110001,gfx1101,amd-rdna3", "110501,gfx1151,amd-rdna3", "120000,gfx1200,amd-rdna4",
-			"120001,gfx1201,amd-rdna4", "130000,gfx1300,none", "80003,gfx803,none" })
+			"120001,gfx1201,amd-rdna4", "120500,gfx1250,none", "130000,gfx1300,none", "80003,gfx803,none" })
 	void mapsGfxTargets(int version, String name, String expected) {
 		assertThat(GpuClasses.gfxName(version)).isEqualTo(name);
 		assertThat(GpuClasses.amd(version)).isEqualTo(expected);
