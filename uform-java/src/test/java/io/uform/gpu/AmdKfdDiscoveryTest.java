@@ -110,6 +110,41 @@ class AmdKfdDiscoveryTest {
 				"0000:1d:00.2");
 	}
 
+	@Test
+	void memoryIsTheFrameBufferBanksOnlyPublicAndPrivate(@TempDir Path root) throws IOException {
+		Path node = root.resolve("sys/class/kfd/kfd/topology/nodes/1");
+		writeFile(node.resolve("properties"), "simd_count 152\nsimd_per_cu 4\ngfx_target_version 90402\n");
+		// Heap type 0 is system memory; 1 and 2 are the frame buffer's CPU-visible and private parts.
+		writeFile(node.resolve("mem_banks/0/properties"), "heap_type 0\nsize_in_bytes " + (512 * GIB) + "\n");
+		writeFile(node.resolve("mem_banks/1/properties"), "heap_type 1\nsize_in_bytes " + (64 * GIB) + "\n");
+		writeFile(node.resolve("mem_banks/2/properties"), "heap_type 2\nsize_in_bytes " + (128 * GIB) + "\n");
+		assertThat(devices(new AmdKfdDiscovery(root, Map.of()).scan())).singleElement()
+			.extracting(GpuDevice::memoryBytes).isEqualTo(192 * GIB);
+	}
+
+	@Test
+	void aBlankProductNameOrKfdNameFallsBackToTheGfxTarget(@TempDir Path root) throws IOException {
+		Path node = root.resolve("sys/class/kfd/kfd/topology/nodes/1");
+		writeFile(node.resolve("properties"),
+				"simd_count 152\nsimd_per_cu 4\ngfx_target_version 90402\ndrm_render_minor 128\n");
+		writeFile(root.resolve("sys/class/drm/renderD128/device/product_name"), " \n");
+		writeFile(node.resolve("name"), "aqua_vanjaram\n");
+		assertThat(devices(new AmdKfdDiscovery(root, Map.of()).scan())).singleElement().extracting(GpuDevice::name)
+			.isEqualTo("AMD gfx942 (aqua_vanjaram)");
+		writeFile(node.resolve("name"), "\n");
+		assertThat(devices(new AmdKfdDiscovery(root, Map.of()).scan())).singleElement().extracting(GpuDevice::name)
+			.isEqualTo("AMD gfx942");
+	}
+
+	@Test
+	void theNoteNamesEachVisibilityFilterThatIsSet() {
+		assertThat(scan("two-mi210", Map.of("ROCR_VISIBLE_DEVICES", "1,0", "HIP_VISIBLE_DEVICES", "1")).notes())
+			.containsExactly("AMD: KFD lists 2 GPU node(s), 1 visible (ROCR_VISIBLE_DEVICES='1,0', HIP_VISIBLE_DEVICES='1')");
+		assertThat(scan("two-mi210", Map.of("HIP_VISIBLE_DEVICES", "0")).notes())
+			.containsExactly("AMD: KFD lists 2 GPU node(s), 1 visible (HIP_VISIBLE_DEVICES='0')");
+		assertThat(scan("two-mi210", Map.of()).notes()).containsExactly("AMD: KFD lists 2 GPU node(s), 2 visible");
+	}
+
 	private static void writeFile(Path file, String text) throws IOException {
 		Files.createDirectories(file.getParent());
 		Files.writeString(file, text);
