@@ -11,10 +11,12 @@ import org.junit.jupiter.api.Test;
 import io.uform.mesh.MemberRecord.MemberDevice;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * A member record's file: a process recognises its own record by its bytes, so one record must give
- * the same bytes every time, and every value must read back as it was written.
+ * the same bytes every time, and every value must read back as it was written (an absent process
+ * start time included); a file with a key missing or a number out of range is refused naming the key.
  */
 class MemberRecordTest {
 
@@ -42,5 +44,45 @@ class MemberRecordTest {
 		for (byte b : bytes) {
 			assertThat(b).as("every byte printable ASCII or a line end").matches((c) -> c == '\n' || (c >= 0x20 && c <= 0x7e));
 		}
+	}
+
+	private static MemberRecord record(int index, Instant processStarted) {
+		Instant when = Instant.parse("2025-01-02T03:04:05Z");
+		return new MemberRecord(FileRendezvous.PROTOCOL, "run", index, 4, 8, false, "inc", "node-a", "boot", 42,
+				processStarted, when, Duration.ofMinutes(2), when, List.of());
+	}
+
+	private static byte[] replace(byte[] bytes, String line, String with) {
+		String text = new String(bytes, StandardCharsets.ISO_8859_1);
+		assertThat(text).contains(line);
+		return text.replace(line, with).getBytes(StandardCharsets.ISO_8859_1);
+	}
+
+	@Test
+	void aRecordWithoutAProcessStartTimeReadsBackWithoutOne() {
+		MemberRecord record = record(0, null);
+		assertThat(MemberRecord.parse(record.toBytes())).isEqualTo(record);
+		assertThat(MemberRecord.parse(record.toBytes()).processStarted()).isNull();
+	}
+
+	@Test
+	void aMissingKeyIsRefusedNamingIt() {
+		byte[] bytes = replace(record(0, null).toBytes(), "member.host=node-a\n", "");
+		assertThatIllegalArgumentException().isThrownBy(() -> MemberRecord.parse(bytes))
+			.withMessage("key member.host is missing");
+	}
+
+	@Test
+	void aWholeNumberPastAnIntIsRefusedAsOutOfRangeAndTheLargestIntIsKept() {
+		byte[] largest = replace(record(0, null).toBytes(), "member.index=0\n", "member.index=" + Integer.MAX_VALUE + "\n");
+		assertThat(MemberRecord.parse(largest).index()).isEqualTo(Integer.MAX_VALUE);
+		byte[] smallest = replace(record(0, null).toBytes(), "member.index=0\n", "member.index=" + Integer.MIN_VALUE + "\n");
+		assertThat(MemberRecord.parse(smallest).index()).isEqualTo(Integer.MIN_VALUE);
+		byte[] past = replace(record(0, null).toBytes(), "member.index=0\n", "member.index=4294967296\n");
+		assertThatIllegalArgumentException().isThrownBy(() -> MemberRecord.parse(past))
+			.withMessage("key member.index = 4294967296 is out of range");
+		byte[] below = replace(record(0, null).toBytes(), "member.index=0\n", "member.index=-2147483649\n");
+		assertThatIllegalArgumentException().isThrownBy(() -> MemberRecord.parse(below))
+			.withMessage("key member.index = -2147483649 is out of range");
 	}
 }
