@@ -63,6 +63,9 @@ class VramPlanTest {
 		VramPlan plan = plan(config, H100);
 		assertThat(plan.hostConfig.memoryDomains()).containsExactly(0);
 		assertThat(plan.hostConfig.deferredLimit()).isEqualTo(16);
+		// Even where the device's node says otherwise.
+		ExecutorForVramConfig elsewhere = new ExecutorForVramConfig(null, null, List.of(1), null, null, null, null);
+		assertThat(plan(elsewhere, H100).hostConfig.memoryDomains()).containsExactly(1);
 	}
 
 	@Test
