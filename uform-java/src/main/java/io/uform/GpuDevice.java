@@ -1,5 +1,7 @@
 package io.uform;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -31,5 +33,20 @@ public record GpuDevice(GpuVendor vendor, int vendorOrdinal, String gpuClass, in
 	public GpuDevice {
 		Objects.requireNonNull(vendor, "vendor");
 		Objects.requireNonNull(name, "name");
+	}
+
+	/**
+	 * Devices as uform's messages list them, by their position in {@link Uform#gpuDevices()}, the
+	 * ordinal a config's {@code devices} names: {@code [0 = NVIDIA H200, 1 = NVIDIA H200]}. Public so
+	 * that reports built outside uform (Spring Boot's failure analysis) list them the same way.
+	 * @param devices the devices, in {@link Uform#gpuDevices()} order
+	 * @return the list as text
+	 */
+	public static String listed(List<GpuDevice> devices) {
+		List<String> names = new ArrayList<>();
+		for (int ordinal = 0; ordinal < devices.size(); ordinal++) {
+			names.add(ordinal + " = " + devices.get(ordinal).name());
+		}
+		return names.toString();
 	}
 }

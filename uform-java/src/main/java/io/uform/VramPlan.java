@@ -153,13 +153,13 @@ final class VramPlan {
 		}
 		if (asked.isEmpty()) {
 			throw UformException.invalid("devices", asked, "name at least one device, or leave it absent for one free device; "
-					+ "devices here: " + describe(all));
+					+ "devices here: " + GpuDevice.listed(all));
 		}
 		Set<Integer> seen = new LinkedHashSet<>();
 		for (Integer ordinal : asked) {
 			if (ordinal == null || ordinal < 0 || ordinal >= all.size()) {
 				throw UformException.invalid("devices", asked, "device " + ordinal + " does not exist; devices here: "
-						+ describe(all));
+						+ GpuDevice.listed(all));
 			}
 			if (!seen.add(ordinal)) {
 				throw UformException.invalid("devices", asked, "device " + ordinal + " is named twice; name each device once");
@@ -174,14 +174,6 @@ final class VramPlan {
 			return 2;
 		}
 		return (device.vendor() == GpuVendor.SIMULATED) ? 1 : 0;
-	}
-
-	private static String describe(List<GpuDevice> all) {
-		List<String> names = new ArrayList<>();
-		for (int ordinal = 0; ordinal < all.size(); ordinal++) {
-			names.add(ordinal + " = " + all.get(ordinal).name());
-		}
-		return names.toString();
 	}
 
 	private static String checkGpuClass(String asked, List<GpuDevice> devices, List<Integer> ordinals) {

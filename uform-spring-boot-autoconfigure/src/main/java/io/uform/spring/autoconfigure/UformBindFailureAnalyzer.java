@@ -1,6 +1,5 @@
 package io.uform.spring.autoconfigure;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -13,6 +12,7 @@ import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.Ordered;
 
 import io.uform.GpuDevice;
@@ -89,7 +89,7 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 			return null;
 		}
 		String name = property.getName().toString();
-		String origin = (property.getOrigin() != null) ? " (set in " + property.getOrigin() + ")" : "";
+		String origin = ConfiguredProperties.setIn(property);
 		String description = "The uform properties could not be bound: " + name + " = "
 				+ UformFailureAnalyzer.shown(String.valueOf(property.getValue())) + " is invalid" + origin + ": "
 				+ why(reason) + ".";
@@ -110,18 +110,14 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 		return takes;
 	}
 
-	/** The devices GPU discovery found (it has run by now, or runs once here), as VramPlan lists them. */
+	/** The devices GPU discovery found (it has run by now, or runs once here), as uform's messages list them. */
 	private static String devicesHere() {
 		try {
 			List<GpuDevice> devices = Uform.gpuDevices();
 			if (devices.isEmpty()) {
 				return "none";
 			}
-			List<String> names = new ArrayList<>();
-			for (int ordinal = 0; ordinal < devices.size(); ordinal++) {
-				names.add(ordinal + " = " + devices.get(ordinal).name());
-			}
-			return names.toString();
+			return GpuDevice.listed(devices);
 		}
 		catch (RuntimeException | LinkageError ex) {
 			// The report is for a bad value; a discovery that fails here must not hide it.
@@ -134,10 +130,7 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 	 * "four"}, {@code Unknown data unit suffix 'gb'}) rather than the converter's types.
 	 */
 	private static String why(Throwable reason) {
-		Throwable innermost = reason;
-		while (innermost.getCause() != null && innermost.getCause() != innermost) {
-			innermost = innermost.getCause();
-		}
+		Throwable innermost = NestedExceptionUtils.getMostSpecificCause(reason);
 		String message = innermost.getMessage();
 		if (message == null || message.isBlank()) {
 			return innermost.getClass().getSimpleName();
