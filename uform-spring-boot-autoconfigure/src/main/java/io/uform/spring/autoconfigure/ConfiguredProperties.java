@@ -34,4 +34,14 @@ final class ConfiguredProperties {
 		}
 		return null;
 	}
+
+	/**
+	 * Where a property was set, as the reports say it: {@code " (set in <origin>)"}, or nothing where
+	 * the property or its origin is unknown.
+	 * @param property the property, or {@code null}
+	 * @return the phrase, with its leading space, or {@code ""}
+	 */
+	static String setIn(@Nullable ConfigurationProperty property) {
+		return (property != null && property.getOrigin() != null) ? " (set in " + property.getOrigin() + ")" : "";
+	}
 }

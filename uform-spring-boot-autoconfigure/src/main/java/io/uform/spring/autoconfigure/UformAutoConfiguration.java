@@ -208,7 +208,7 @@ public final class UformAutoConfiguration {
 	private static String whyNoVramExecutor(Environment environment) {
 		ConfigurationProperty enabled = ConfiguredProperties.find(environment, "uform.vram.enabled");
 		String value = (enabled != null) ? String.valueOf(enabled.getValue()).trim() : "auto";
-		String origin = (enabled != null && enabled.getOrigin() != null) ? " (set in " + enabled.getOrigin() + ")" : "";
+		String origin = ConfiguredProperties.setIn(enabled);
 		if (value.equalsIgnoreCase("false")) {
 			return "uform.vram.enabled = false" + origin + " turns it off. Remove that setting (auto, the default, makes "
 					+ "the executor where a GPU is seen) or set it to true";

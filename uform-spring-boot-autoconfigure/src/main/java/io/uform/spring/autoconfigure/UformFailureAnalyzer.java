@@ -114,7 +114,7 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		if (enabled == null) {
 			return "";
 		}
-		String origin = (enabled.getOrigin() != null) ? " (set in " + enabled.getOrigin() + ")" : "";
+		String origin = ConfiguredProperties.setIn(enabled);
 		return "uform.vram.enabled = " + shown(String.valueOf(enabled.getValue())) + origin
 				+ " asks for it on every machine, and uform found no device for it: ";
 	}
@@ -146,7 +146,7 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		String written = (fromProperty && set.getName().toString().equals(property)) ? String.valueOf(set.getValue())
 				: cause.value();
 		String value = (written == null || "null".equals(written)) ? " is not set" : " = " + shown(written) + " is invalid";
-		String origin = (set != null && set.getOrigin() != null) ? " (set in " + set.getOrigin() + ")" : "";
+		String origin = ConfiguredProperties.setIn(set);
 		// The description says what is wrong, the action what to do: uform's message holds both, so it
 		// is split rather than repeated.
 		return new FailureAnalysis(where + " could not be made: " + property + value + origin + ".",
@@ -214,8 +214,7 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		if (this.environment != null) {
 			Object config;
 			try {
-				config = feed.fromProperties()
-					.apply(Binder.get(this.environment).bindOrCreate("uform", UformProperties.class));
+				config = fromProperties(feed, this.environment);
 			}
 			catch (UformException ex) {
 				// The properties alone already make an invalid config.
@@ -224,16 +223,13 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 			catch (RuntimeException ex) {
 				config = null;
 			}
-			if (config != null && config.getClass().isRecord()) {
-				for (RecordComponent component : config.getClass().getRecordComponents()) {
-					if (component.getName().equals(cause.field())) {
-						try {
-							return sameValue(component.getAccessor().invoke(config), cause.value());
-						}
-						catch (ReflectiveOperationException ex) {
-							break;
-						}
-					}
+			RecordComponent component = componentNamed(config, cause.field());
+			if (component != null) {
+				try {
+					return sameValue(component.getAccessor().invoke(config), cause.value());
+				}
+				catch (ReflectiveOperationException ex) {
+					// Compared as the property was written, below.
 				}
 			}
 		}
@@ -274,26 +270,40 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 			return null;
 		}
 		try {
-			return feed.fromProperties().apply(Binder.get(this.environment).bindOrCreate("uform", UformProperties.class));
+			return fromProperties(feed, this.environment);
 		}
 		catch (RuntimeException ex) {
 			return null;
 		}
 	}
 
+	/** The config {@code uform.*} alone makes, before any customizer, as the auto-configuration makes it. */
+	private static Object fromProperties(Feed feed, Environment environment) {
+		return feed.fromProperties().apply(Binder.get(environment).bindOrCreate("uform", UformProperties.class));
+	}
+
 	/** A config record's component by name, like {@code threads}; {@code null} where it has none. */
 	private static @Nullable Object component(@Nullable Object config, String name) {
+		RecordComponent component = componentNamed(config, name);
+		if (component == null) {
+			return null;
+		}
+		try {
+			return component.getAccessor().invoke(config);
+		}
+		catch (ReflectiveOperationException ex) {
+			return null;
+		}
+	}
+
+	/** The record component of a config by name; {@code null} where the config is no record or has none. */
+	private static @Nullable RecordComponent componentNamed(@Nullable Object config, String name) {
 		if (config == null || !config.getClass().isRecord()) {
 			return null;
 		}
 		for (RecordComponent component : config.getClass().getRecordComponents()) {
 			if (component.getName().equals(name)) {
-				try {
-					return component.getAccessor().invoke(config);
-				}
-				catch (ReflectiveOperationException ex) {
-					return null;
-				}
+				return component;
 			}
 		}
 		return null;
