@@ -1,7 +1,6 @@
 package io.uform.spring.autoconfigure;
 
 import java.lang.reflect.Method;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -11,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -40,9 +38,11 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.uform.Executor;
+import io.uform.spring.autoconfigure.UformWebServerShutdownTest.Gate;
 
+import static io.uform.spring.autoconfigure.UformWebServerShutdownTest.awaitDraining;
+import static io.uform.spring.autoconfigure.UformWebServerShutdownTest.request;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -170,7 +170,7 @@ class UformVirtualThreadsWebTest {
 				.as("every request reached the gate (%d of %d still out)", gate.entered.getCount(), answers.size())
 				.isTrue();
 			closing = this.closer.submit(context::close);
-			awaitDraining(webServerDrain, closing);
+			awaitDraining(webServerDrain, closing, WAIT);
 			assertThat(answers).as("requests in flight while the web server drains").noneMatch(CompletableFuture::isDone);
 			assertThat(ram.statistics().state()).as("the RAM executor while the web server drains")
 				.isEqualTo(Executor.State.RUNNING);
@@ -221,11 +221,6 @@ class UformVirtualThreadsWebTest {
 		}
 	}
 
-	private static HttpRequest request(ConfigurableApplicationContext context, String path) {
-		int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
-		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(WAIT).build();
-	}
-
 	private static ConfigurableApplicationContext start() {
 		return new SpringApplicationBuilder(WebApp.class).web(WebApplicationType.SERVLET)
 			.registerShutdownHook(false)
@@ -236,24 +231,6 @@ class UformVirtualThreadsWebTest {
 			.run();
 	}
 
-	/**
-	 * Waits until the web server's graceful shutdown has begun while the close is still going on, as
-	 * {@code UformWebServerShutdownTest} does.
-	 */
-	private static void awaitDraining(WebServerGracefulShutdownLifecycle webServerDrain, Future<?> closing)
-			throws InterruptedException {
-		long deadline = System.nanoTime() + WAIT.toNanos();
-		while (webServerDrain.isRunning()) {
-			if (closing.isDone()) {
-				fail("the context closed before the web server's graceful shutdown began");
-			}
-			if (System.nanoTime() - deadline > 0) {
-				fail("the web server's graceful shutdown did not begin within " + WAIT + " of the close");
-			}
-			TimeUnit.MILLISECONDS.sleep(10);
-		}
-	}
-
 	/** {@code Thread.isVirtual()}, which the Java 17 build cannot call directly; runs only on 21+. */
 	static boolean isVirtual(Thread thread) {
 		try {
@@ -262,27 +239,6 @@ class UformVirtualThreadsWebTest {
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new IllegalStateException("Thread.isVirtual() is missing on JDK " + Runtime.version(), ex);
-		}
-	}
-
-	/** Where handlers wait until the test lets them go, counting themselves in. */
-	static final class Gate {
-
-		final CountDownLatch entered = new CountDownLatch(WAITING + 2);
-
-		final CountDownLatch release = new CountDownLatch(1);
-
-		void enterAndWait() {
-			this.entered.countDown();
-			try {
-				if (!this.release.await(60, TimeUnit.SECONDS)) {
-					throw new IllegalStateException("the test never released the handler");
-				}
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("interrupted at the gate", ex);
-			}
 		}
 	}
 
@@ -364,7 +320,7 @@ class UformVirtualThreadsWebTest {
 
 		@Bean
 		Gate gate() {
-			return new Gate();
+			return new Gate(WAITING + 2);
 		}
 	}
 }

@@ -99,7 +99,7 @@ class UformWebServerShutdownTest {
 			assertThat(gate.entered.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the request reached the executor")
 				.isTrue();
 			closing = this.closer.submit(timed(context::close));
-			awaitDraining(webServerDrain, closing);
+			awaitDraining(webServerDrain, closing, WAIT);
 			assertThat(response).as("the request is still in flight while the web server drains").isNotDone();
 			assertThat(ram.statistics().state()).as("the RAM executor while the web server drains")
 				.isEqualTo(Executor.State.RUNNING);
@@ -267,7 +267,8 @@ class UformWebServerShutdownTest {
 			.run();
 	}
 
-	private static HttpRequest request(ConfigurableApplicationContext context, String path) {
+	/** A request to the started application, to be answered within 30 s. */
+	static HttpRequest request(ConfigurableApplicationContext context, String path) {
 		int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
 		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30)).build();
 	}
@@ -278,15 +279,15 @@ class UformWebServerShutdownTest {
 	 * holds the close up, for example an executor freed before the web server drains and waiting for
 	 * the very request the web server would drain, this never happens.
 	 */
-	private static void awaitDraining(WebServerGracefulShutdownLifecycle webServerDrain, Future<Long> closing)
+	static void awaitDraining(WebServerGracefulShutdownLifecycle webServerDrain, Future<?> closing, Duration wait)
 			throws InterruptedException {
-		long deadline = System.nanoTime() + WAIT.toNanos();
+		long deadline = System.nanoTime() + wait.toNanos();
 		while (webServerDrain.isRunning()) {
 			if (closing.isDone()) {
 				fail("the context closed before the web server's graceful shutdown began");
 			}
 			if (System.nanoTime() - deadline > 0) {
-				fail("the web server's graceful shutdown did not begin within " + WAIT + " of the close while a request "
+				fail("the web server's graceful shutdown did not begin within " + wait + " of the close while a request "
 						+ "was in flight: a lifecycle stopped before it is waiting (is UformExecutorLifecycle's phase above "
 						+ "the web server's graceful-shutdown phase?)");
 			}
@@ -328,12 +329,17 @@ class UformWebServerShutdownTest {
 		};
 	}
 
-	/** Where a handler waits until the test lets it go, and tells the test it got there. */
+	/** Where handlers wait until the test lets them go, and tell the test they got there. */
 	static final class Gate {
 
-		final CountDownLatch entered = new CountDownLatch(1);
+		final CountDownLatch entered;
 
 		final CountDownLatch release = new CountDownLatch(1);
+
+		/** @param handlers how many handlers must enter before {@link #entered} opens */
+		Gate(int handlers) {
+			this.entered = new CountDownLatch(handlers);
+		}
 
 		void enterAndWait() {
 			this.entered.countDown();
@@ -423,7 +429,7 @@ class UformWebServerShutdownTest {
 
 		@Bean
 		Gate gate() {
-			return new Gate();
+			return new Gate(1);
 		}
 	}
 }
