@@ -707,6 +707,14 @@ public final class Executor implements AutoCloseable {
 	}
 
 	/**
+	 * Whether this executor was freed: the state {@link #statistics()} reports, without the rest of its
+	 * snapshot (a mesh's bootstrap asks before it begins).
+	 */
+	boolean isFreed() {
+		return this.resources.freed.get();
+	}
+
+	/**
 	 * Counts a mesh as borrowing this executor, so that {@link #free()} refuses until it is freed.
 	 * @param what the mesh, as the refusal names it: {@code job 'run-42'}
 	 * @throws UformException {@link Status#FREED} once the executor is freed or being freed

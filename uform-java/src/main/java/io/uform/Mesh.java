@@ -108,7 +108,7 @@ public final class Mesh implements AutoCloseable {
 		UformException.requireArgument(executor, "executor", "pass the VRAM executor whose devices join the mesh");
 		UformException.requireArgument(options, "options", "pass MeshOptions.defaults() for a mesh of one process");
 		Settings settings = Settings.of(options);
-		if (executor.statistics().state() == Executor.State.FREED) {
+		if (executor.isFreed()) {
 			throw new UformException(Status.FREED, "Executor '" + executor.name() + "' was freed; make a new VRAM "
 					+ "executor (Executor.forVram()) and bootstrap the mesh on it");
 		}

@@ -403,6 +403,49 @@ class MeshTest {
 	}
 
 	/**
+	 * A live peer's record of another protocol version, there before this process looked: the
+	 * processes disagree (the first look parsed it, and its first poll reuses that parse).
+	 */
+	@Test
+	void aPeerOfAnotherProtocolThereAtTheFirstLookIsADisagreement() throws Exception {
+		Path job = Files.createDirectories(this.directory.resolve("protocol-first"));
+		Files.write(job.resolve("member-1.properties"), recordOfProtocol(2, "protocol-first", 1, 2).toBytes());
+		assertThatThrownBy(() -> keep(Mesh.bootstrap(vram(0), options(0, 2, "protocol-first"))))
+			.isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+			.hasMessageContaining("disagree on the mesh protocol")
+			.hasMessageContaining("member-1.properties speaks protocol 2")
+			.hasMessageContaining("speaks " + FileRendezvous.PROTOCOL);
+	}
+
+	/** The same, the peer's record arriving while this process waits: read at a poll. */
+	@Test
+	void aPeerOfAnotherProtocolArrivingLaterIsADisagreement() throws Exception {
+		CompletableFuture<Mesh> waiting = start(List.of(options(0, 2, "protocol-later")), (device, ordinal) -> false,
+				(device, ordinal) -> false).get(0);
+		Path job = this.directory.resolve("protocol-later");
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (!Files.exists(job.resolve("member-0.properties")) && System.nanoTime() < deadline) {
+			Thread.sleep(5);
+		}
+		Path temp = job.resolve(".test-member-1");
+		Files.write(temp, recordOfProtocol(2, "protocol-later", 1, 2).toBytes());
+		Files.move(temp, job.resolve("member-1.properties"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+		assertThatThrownBy(() -> waiting.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+			.cause()
+			.isInstanceOf(UformException.class)
+			.hasMessageContaining("disagree on the mesh protocol")
+			.hasMessageContaining("member-1.properties speaks protocol 2");
+	}
+
+	/** A record of a live process of this JVM (not stale) speaking {@code protocol}. */
+	private static MemberRecord recordOfProtocol(int protocol, String job, int index, int count) {
+		MemberRecord now = FileRendezvous.announce(job, index, count, 1, true, Duration.ofMinutes(1), List.of());
+		return new MemberRecord(protocol, job, index, count, 1, true, now.incarnation(), now.host(), now.hostKey(),
+				now.pid(), now.processStarted(), now.bootstrapStarted(), now.timeout(), now.written(), List.of());
+	}
+
+	/**
 	 * Writes the files of a run of {@code count} processes of this JVM that joined: each one's record
 	 * and ready file, as {@link FileRendezvous} writes them.
 	 */

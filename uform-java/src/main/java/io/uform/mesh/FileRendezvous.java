@@ -73,12 +73,17 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  *     this process's own index means two processes claim it: see <em>Failures</em>. {@code abort-*}
  *     files found here are remembered and ignored: they belong to an earlier attempt.</li>
  * <li>Write {@code member-<i>}.</li>
- * <li>Poll every {@link #POLL_INTERVAL} ({@link #READY_POLL_INTERVAL} once this process's own
- *     {@code ready} is written): list the directory, read each member record not read yet and
+ * <li>Poll every {@link #POLL_INTERVAL}: list the directory, read each member record not read yet and
  *     check it agrees with this process (count, {@code gpusPerMultimemDomain}, protocol). Once every
  *     index {@code 0..count-1} has a record, write {@code ready-<i>}; once every index has a
  *     {@code ready-<j>} of the incarnation whose record was read, the join is complete.</li>
  * </ol>
+ * Between two polls a process looks up, every {@link #probeInterval(int)} (2-25 ms, longer for larger
+ * runs), the one file it waits for: the record of the lowest index it has not seen, or, once it has
+ * seen them all, the {@code ready} file of the lowest index not ready yet; it polls at once when that
+ * file appears. The join ends when the slowest process notices the last file, so a poll every 25 ms
+ * alone cost up to 25 ms at every step; a lookup of one name costs a fraction of a poll (no listing, no
+ * read), and the last process's arrival and each {@code ready} are noticed within a few milliseconds.
  * The second barrier ({@code ready}) is what lets a fast process return and later {@link #leave()}
  * without stranding a slow one: a process returns only after every process has read every record, so
  * removing its record afterwards hides nothing from anyone. {@code ready} files stay until the
@@ -153,7 +158,8 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * reports (its abort file still makes its peers fail).
  *
  * <h2>Shared file systems</h2>
- * Nothing relies on inotify or locks: polling is bounded ({@link #POLL_INTERVAL}), indices are claimed
+ * Nothing relies on inotify or locks: polling is bounded ({@link #POLL_INTERVAL}; the lookups between
+ * polls add at most about 2000 a second for a whole run, see {@link #probeInterval(int)}), indices are claimed
  * by {@code link(2)} (atomic on NFS too), and every file is closed before it is linked or renamed,
  * which NFS's close-to-open consistency needs. A job directory that the last one out of a finished
  * run renames away while a new run makes it or writes into it is made again, and the new run's files
@@ -171,14 +177,27 @@ public final class FileRendezvous {
 	public static final Duration POLL_INTERVAL = Duration.ofMillis(25);
 
 	/**
-	 * How often a process looks once every member has joined and only the ready files are missing:
-	 * that wait lasts one poll of each peer, so it is kept short, and it is brief enough that the
-	 * extra listings cost a shared file system nothing worth saving.
+	 * How often a waiting process looks up the one file it waits for between two polls, at least: see
+	 * {@link #probeInterval(int)}.
 	 */
-	public static final Duration READY_POLL_INTERVAL = Duration.ofMillis(5);
+	public static final Duration PROBE_INTERVAL = Duration.ofMillis(2);
 
 	/** How many indices or files one message lists before it says how many more. */
 	private static final int LISTED = 8;
+
+	/**
+	 * How often each of {@code count} waiting processes looks up the file it waits for: half a
+	 * millisecond per process, but no more often than every {@link #PROBE_INTERVAL} and no less often
+	 * than every {@link #POLL_INTERVAL}. So a run of up to 50 processes asks the directory's file
+	 * system at most about 2000 times a second in all, however many processes it has (on NFS mounted
+	 * with {@code lookupcache=positive}, each lookup of a missing name is a call to the server); a
+	 * larger one looks up a name once per poll, as often as it lists the directory anyway.
+	 * @param count the processes in the run
+	 */
+	static Duration probeInterval(int count) {
+		long micros = Math.max(PROBE_INTERVAL.toNanos() / 1000, Math.min(POLL_INTERVAL.toNanos() / 1000, 500L * count));
+		return Duration.ofNanos(micros * 1000);
+	}
 
 	/** Tries to make the job directory, or write into it, while another run's last process removes it. */
 	private static final int DIRECTORY_ATTEMPTS = 10;
@@ -894,6 +913,11 @@ public final class FileRendezvous {
 			}
 		}
 
+		/** Whether a file is there: one lookup, no read. */
+		boolean exists(String name) {
+			return Files.exists(this.directory.resolve(name));
+		}
+
 		/** A file's bytes, or {@code null} when it is not there. */
 		byte[] read(String name) throws IOException {
 			try {
@@ -942,6 +966,44 @@ public final class FileRendezvous {
 	}
 
 	/**
+	 * The one file whose appearance lets a waiting process go on, which the last listing lacked: the
+	 * record of the lowest index not seen yet, or, once every record was read, the {@code ready} file
+	 * of the lowest index not ready yet. Only the lowest: the join cannot go on before that one is there,
+	 * and when the last missing file appears it is the lowest. {@code null} when there is none, and
+	 * when that file is listed but did not count (a rival's, or one that could not be read): the
+	 * polls deal with those.
+	 * @param count the processes in the run
+	 * @param seen the indices whose record was read
+	 * @param ready the indices whose {@code ready} was read
+	 * @param names the last listing, or {@code null} when it failed
+	 */
+	static String awaited(int count, Set<Integer> seen, Set<Integer> ready, Set<String> names) {
+		if (names == null) {
+			return null;
+		}
+		String name = null;
+		if (seen.size() < count) {
+			for (int index = 0; index < count && name == null; index++) {
+				if (!seen.contains(index)) {
+					name = "member-" + index + ".properties";
+				}
+			}
+		}
+		else {
+			for (int index = 0; index < count && name == null; index++) {
+				if (!ready.contains(index)) {
+					name = "ready-" + index + ".properties";
+				}
+			}
+		}
+		return (name == null || names.contains(name)) ? null : name;
+	}
+
+	/** A member record's bytes as read, and what they parse to. */
+	private record Read(byte[] bytes, MemberRecord record) {
+	}
+
+	/**
 	 * One bootstrap call's join. Confined to the calling thread; what it shares with other processes
 	 * goes through the files only.
 	 */
@@ -960,6 +1022,12 @@ public final class FileRendezvous {
 
 		/** Indices whose {@code ready} file, of the incarnation in {@link #seen}, was read. */
 		private final Set<Integer> ready = new TreeSet<>();
+
+		/**
+		 * Member records parsed at the first look, by file name, so that the first poll need not parse
+		 * them again (for the last process to arrive, that is every other record).
+		 */
+		private final Map<String, Read> readAtFirstLook = new HashMap<>();
 
 		/** Abort files present before this process wrote anything: an earlier attempt's. */
 		private final Set<String> abortsBefore = new HashSet<>();
@@ -1051,7 +1119,33 @@ public final class FileRendezvous {
 				if (System.nanoTime() - this.deadline >= 0) {
 					throw new Failure(timeout(), true);
 				}
-				Thread.sleep((this.readyWritten ? READY_POLL_INTERVAL : POLL_INTERVAL).toMillis());
+				waitForNextPoll(awaited(names));
+			}
+		}
+
+		private String awaited(Set<String> names) {
+			return FileRendezvous.awaited(this.self.count(), this.seen.keySet(), this.ready, names);
+		}
+
+		/**
+		 * Sleeps until the next poll, looking up {@code awaited} every {@link #probeInterval} meanwhile and
+		 * returning as soon as it is there: the join waits for the slowest peer to notice the last file,
+		 * and a lookup of one name costs a fraction of a poll.
+		 */
+		private void waitForNextPoll(String awaited) throws InterruptedException {
+			long next = System.nanoTime() + POLL_INTERVAL.toNanos();
+			long probe = (awaited == null) ? POLL_INTERVAL.toNanos() : probeInterval(this.self.count()).toNanos();
+			while (true) {
+				long now = System.nanoTime();
+				long left = Math.min(next - now, this.deadline - now);
+				if (left <= 0) {
+					return;
+				}
+				long nanos = Math.min(probe, left);
+				Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+				if (awaited != null && this.files.exists(awaited)) {
+					return;
+				}
 			}
 		}
 
@@ -1161,10 +1255,12 @@ public final class FileRendezvous {
 					continue;
 				}
 				try {
-					MemberRecord record = this.files.readRecord(name);
-					if (record == null) {
+					byte[] bytes = this.files.read(name);
+					if (bytes == null) {
 						continue;
 					}
+					MemberRecord record = MemberRecord.parse(bytes);
+					this.readAtFirstLook.put(name, new Read(bytes, record));
 					String stale = staleness(record, this.self);
 					if (stale != null) {
 						leftovers.add(name + " of " + record.who() + ", written " + since(record.written()) + ": " + stale);
@@ -1383,13 +1479,18 @@ public final class FileRendezvous {
 					if (bytes == null) {
 						continue;
 					}
-					String protocol = MemberRecord.load(bytes).getProperty("uform.mesh.protocol");
-					if (protocol != null && !protocol.trim().equals(Integer.toString(PROTOCOL))) {
-						throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': processes "
-								+ "disagree on the mesh protocol: " + name + " speaks protocol " + protocol.trim() + ", "
-								+ this.self.who() + " speaks " + PROTOCOL + "; run one uform version on every host"), true);
+					Read before = this.readAtFirstLook.remove(name);
+					if (before != null && Arrays.equals(before.bytes(), bytes)) {
+						// The same file as at the first look: parsed then, and it spoke a protocol (a number).
+						record = before.record();
+						requireProtocol(name, Integer.toString(record.protocol()));
 					}
-					record = MemberRecord.parse(bytes);
+					else {
+						// The protocol first: a record of another version may not parse as this one's.
+						Properties properties = MemberRecord.load(bytes);
+						requireProtocol(name, properties.getProperty("uform.mesh.protocol"));
+						record = MemberRecord.parse(properties);
+					}
 					this.unreadable.remove(name);
 				}
 				catch (IOException | IllegalArgumentException ex) {
@@ -1402,6 +1503,14 @@ public final class FileRendezvous {
 				}
 				checkAgreement(record);
 				this.seen.put(index, record);
+			}
+		}
+
+		private void requireProtocol(String name, String protocol) throws Failure {
+			if (protocol != null && !protocol.trim().equals(Integer.toString(PROTOCOL))) {
+				throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': processes "
+						+ "disagree on the mesh protocol: " + name + " speaks protocol " + protocol.trim() + ", "
+						+ this.self.who() + " speaks " + PROTOCOL + "; run one uform version on every host"), true);
 			}
 		}
 

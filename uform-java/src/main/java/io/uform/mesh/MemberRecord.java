@@ -158,7 +158,16 @@ public record MemberRecord(int protocol, String job, int index, int count, int g
 	 * @throws IllegalArgumentException naming the key that is missing or malformed
 	 */
 	public static MemberRecord parse(byte[] bytes) {
-		Properties properties = load(bytes);
+		return parse(load(bytes));
+	}
+
+	/**
+	 * Reads a record from a file's properties, for a reader that has loaded them already.
+	 * @param properties what {@link #load(byte[])} read from the file
+	 * @return the record
+	 * @throws IllegalArgumentException naming the key that is missing or malformed
+	 */
+	static MemberRecord parse(Properties properties) {
 		List<MemberDevice> devices = new ArrayList<>();
 		int deviceCount = integer(properties, "device.count");
 		for (int i = 0; i < deviceCount; i++) {
