@@ -84,6 +84,8 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * file appears. The join ends when the slowest process notices the last file, so a poll every 25 ms
  * alone cost up to 25 ms at every step; a lookup of one name costs a fraction of a poll (no listing, no
  * read), and the last process's arrival and each {@code ready} are noticed within a few milliseconds.
+ * The poll a lookup brings on counts the file found as listed, even where the listing does not show it
+ * yet (an NFS client's cached listing), and reads it.
  * The second barrier ({@code ready}) is what lets a fast process return and later {@link #leave()}
  * without stranding a slow one: a process returns only after every process has read every record, so
  * removing its record afterwards hides nothing from anyone. {@code ready} files stay until the
@@ -1088,11 +1090,19 @@ public final class FileRendezvous {
 			Set<String> first = firstLook();
 			checkLeftovers(first);
 			writeOwnRecord(this.self);
+			// The awaited file the last lookup found, which ended the wait for this poll.
+			String found = null;
 			while (true) {
 				Set<String> names = null;
 				try {
 					names = this.files.list();
 					this.listingFailure = null;
+					if (found != null) {
+						// There, though the listing may lag (an NFS client's cached listing, up to acdirmax):
+						// counted as listed, it is read by name now and no longer awaited. Left out, it was
+						// found again at every lookup, each a poll, for as long as the listing lagged.
+						names.add(found);
+					}
 				}
 				catch (IOException ex) {
 					// NFS hiccups pass; one that lasts shows in the timeout message.
@@ -1119,7 +1129,7 @@ public final class FileRendezvous {
 				if (System.nanoTime() - this.deadline >= 0) {
 					throw new Failure(timeout(), true);
 				}
-				waitForNextPoll(awaited(names));
+				found = waitForNextPoll(awaited(names));
 			}
 		}
 
@@ -1131,20 +1141,21 @@ public final class FileRendezvous {
 		 * Sleeps until the next poll, looking up {@code awaited} every {@link #probeInterval} meanwhile and
 		 * returning as soon as it is there: the join waits for the slowest peer to notice the last file,
 		 * and a lookup of one name costs a fraction of a poll.
+		 * @return {@code awaited} when a lookup found it, else {@code null}
 		 */
-		private void waitForNextPoll(String awaited) throws InterruptedException {
+		private String waitForNextPoll(String awaited) throws InterruptedException {
 			long next = System.nanoTime() + POLL_INTERVAL.toNanos();
 			long probe = (awaited == null) ? POLL_INTERVAL.toNanos() : probeInterval(this.self.count()).toNanos();
 			while (true) {
 				long now = System.nanoTime();
 				long left = Math.min(next - now, this.deadline - now);
 				if (left <= 0) {
-					return;
+					return null;
 				}
 				long nanos = Math.min(probe, left);
 				Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
 				if (awaited != null && this.files.exists(awaited)) {
-					return;
+					return awaited;
 				}
 			}
 		}
