@@ -79,7 +79,7 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  *     {@code ready-<j>} of the incarnation whose record was read, the join is complete.</li>
  * </ol>
  * Between two polls a process looks up, every {@link #probeInterval(int)} (2-25 ms, longer for larger
- * runs), the one file it waits for: the record of the lowest index it has not seen, or, once it has
+ * runs; none from 50 processes on), the one file it waits for: the record of the lowest index it has not seen, or, once it has
  * seen them all, the {@code ready} file of the lowest index not ready yet; it polls at once when that
  * file appears. The join ends when the slowest process notices the last file, so a poll every 25 ms
  * alone cost up to 25 ms at every step; a lookup of one name costs a fraction of a poll (no listing, no
@@ -161,7 +161,7 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  *
  * <h2>Shared file systems</h2>
  * Nothing relies on inotify or locks: polling is bounded ({@link #POLL_INTERVAL}; the lookups between
- * polls add at most about 2000 a second for a whole run, see {@link #probeInterval(int)}), indices are claimed
+ * polls add at most 2000 a second for a whole run, see {@link #probeInterval(int)}), indices are claimed
  * by {@code link(2)} (atomic on NFS too), and every file is closed before it is linked or renamed,
  * which NFS's close-to-open consistency needs. A job directory that the last one out of a finished
  * run renames away while a new run makes it or writes into it is made again, and the new run's files
@@ -190,10 +190,11 @@ public final class FileRendezvous {
 	/**
 	 * How often each of {@code count} waiting processes looks up the file it waits for: half a
 	 * millisecond per process, but no more often than every {@link #PROBE_INTERVAL} and no less often
-	 * than every {@link #POLL_INTERVAL}. So a run of up to 50 processes asks the directory's file
-	 * system at most about 2000 times a second in all, however many processes it has (on NFS mounted
-	 * with {@code lookupcache=positive}, each lookup of a missing name is a call to the server); a
-	 * larger one looks up a name once per poll, as often as it lists the directory anyway.
+	 * than every {@link #POLL_INTERVAL}. No lookup comes when the wait ends at the poll (the listing
+	 * follows at once), so a process looks up at most {@code floor(25 ms / interval)} times between two
+	 * polls, and a run asks the directory's file system at most 2000 times a second in all, however many
+	 * processes it has (on NFS mounted with {@code lookupcache=positive}, each lookup of a missing name
+	 * is a call to the server). A run of 50 or more, whose interval is the poll's, only polls.
 	 * @param count the processes in the run
 	 */
 	static Duration probeInterval(int count) {
@@ -1154,6 +1155,11 @@ public final class FileRendezvous {
 				}
 				long nanos = Math.min(probe, left);
 				Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+				if (nanos == left) {
+					// The poll is due (or the deadline): a lookup now would come just before the listing,
+					// which shows the file anyway, and would break the rate probeInterval promises.
+					return null;
+				}
 				if (awaited != null && this.files.exists(awaited)) {
 					return awaited;
 				}

@@ -82,6 +82,39 @@ class FileRendezvousLookupTest {
 		joinedZero.leave();
 	}
 
+	/**
+	 * A run of 50 processes or more looks up every {@link FileRendezvous#POLL_INTERVAL}: each lookup
+	 * came at the end of the wait, just before the poll that lists the directory anyway. It was
+	 * wasted, and it made "at most about 2000 lookups a second for a whole run" false: 40 a second per
+	 * process, 4000 for a run of 100.
+	 */
+	@Test
+	void aLargeRunMakesNoLookupThatThePollMakesAnyway() {
+		Path observed = ObservedFileSystem.observe(this.directory);
+		ObservedFileSystem files = ObservedFileSystem.of(observed);
+		MemberRecord self = FileRendezvous.announce("large", 0, 60, 1, false, Duration.ofMillis(300), List.of());
+		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
+			.hasMessageContaining("timed out");
+		assertThat(files.lookups("member-")).isZero();
+	}
+
+	/**
+	 * Where the lookup interval does not divide the poll interval (20 ms for 40 processes), the last,
+	 * shorter sleep of a wait ended in a lookup too, just before the poll: two lookups a poll instead of
+	 * one, 80 a second per process, 3200 for the run instead of at most 2000.
+	 */
+	@Test
+	void noLookupComesJustBeforeThePoll() {
+		Path observed = ObservedFileSystem.observe(this.directory);
+		ObservedFileSystem files = ObservedFileSystem.of(observed);
+		MemberRecord self = FileRendezvous.announce("forty", 0, 40, 1, false, Duration.ofMillis(500), List.of());
+		assertThat(FileRendezvous.probeInterval(40)).isEqualTo(Duration.ofMillis(20));
+		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
+			.hasMessageContaining("timed out");
+		// At most one lookup between two listings: 20 ms into the 25 ms wait.
+		assertThat(files.lookups("member-")).isLessThanOrEqualTo(files.listings());
+	}
+
 	/** Writes a file whole and renames it into place, as every process does. */
 	private static void writeAsAPeerDoes(Path job, String name, byte[] bytes) throws Exception {
 		Path temp = job.resolve(".tmp-test-" + name);
