@@ -1002,8 +1002,11 @@ public final class FileRendezvous {
 		return (name == null || names.contains(name)) ? null : name;
 	}
 
-	/** A member record's bytes as read, and what they parse to. */
-	private record Read(byte[] bytes, MemberRecord record) {
+	/**
+	 * A member record's bytes as read, its protocol as the file spells it (checked as text, as a record
+	 * read at a poll is: the parsed number would let {@code 01} pass), and what they parse to.
+	 */
+	private record Read(byte[] bytes, String protocol, MemberRecord record) {
 	}
 
 	/**
@@ -1276,8 +1279,9 @@ public final class FileRendezvous {
 					if (bytes == null) {
 						continue;
 					}
-					MemberRecord record = MemberRecord.parse(bytes);
-					this.readAtFirstLook.put(name, new Read(bytes, record));
+					Properties properties = MemberRecord.load(bytes);
+					MemberRecord record = MemberRecord.parse(properties);
+					this.readAtFirstLook.put(name, new Read(bytes, properties.getProperty("uform.mesh.protocol"), record));
 					String stale = staleness(record, this.self);
 					if (stale != null) {
 						leftovers.add(name + " of " + record.who() + ", written " + since(record.written()) + ": " + stale);
@@ -1498,9 +1502,9 @@ public final class FileRendezvous {
 					}
 					Read before = this.readAtFirstLook.remove(name);
 					if (before != null && Arrays.equals(before.bytes(), bytes)) {
-						// The same file as at the first look: parsed then, and it spoke a protocol (a number).
+						// The same file as at the first look: parsed then; its protocol checked as any record's.
+						requireProtocol(name, before.protocol());
 						record = before.record();
-						requireProtocol(name, Integer.toString(record.protocol()));
 					}
 					else {
 						// The protocol first: a record of another version may not parse as this one's.
