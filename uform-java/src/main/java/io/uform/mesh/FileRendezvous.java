@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -849,6 +850,12 @@ public final class FileRendezvous {
 			}
 			catch (NoSuchFileException ex) {
 				// Removed under us (the last one out of an earlier run): empty, and written again.
+			}
+			catch (DirectoryIteratorException ex) {
+				// Reading the directory failed (NFS: a stale handle, a server gone), which the stream reports
+				// unchecked: checked, as a failure to open it is, so that a waiting process takes it for a
+				// hiccup and one that gives up still removes its files and tells its peers.
+				throw ex.getCause();
 			}
 			return names;
 		}

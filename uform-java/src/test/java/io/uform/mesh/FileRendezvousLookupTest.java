@@ -115,6 +115,31 @@ class FileRendezvousLookupTest {
 		assertThat(files.lookups("member-")).isLessThanOrEqualTo(files.listings());
 	}
 
+	/**
+	 * A listing that fails while it reads the directory (NFS: a stale handle, a server that went away)
+	 * is a hiccup, as one that fails to open it: the join goes on polling (every poll, no lookups: it
+	 * does not know what it awaits) and, should it last, times out naming it, removes its record and
+	 * tells its peers. The failure came as an unchecked DirectoryIteratorException, which left join
+	 * without giving up: its record stayed for the next run to report, and its peers waited out
+	 * their timeout.
+	 */
+	@Test
+	void aListingThatFailsWhileReadingTheDirectoryIsAHiccupNotACrash() throws Exception {
+		Path observed = ObservedFileSystem.observe(this.directory);
+		ObservedFileSystem files = ObservedFileSystem.of(observed);
+		// The first look lists once; every poll's listing fails.
+		files.failListingsFrom(2);
+		MemberRecord self = FileRendezvous.announce("failing", 0, 2, 1, false, Duration.ofMillis(500), List.of());
+		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT))
+			.hasMessageContaining("Listing " + this.directory.resolve("failing") + " failed")
+			.hasMessageContaining("Stale file handle");
+		Path job = this.directory.resolve("failing");
+		assertThat(job.resolve("member-0.properties")).as("its record, removed as it gave up").doesNotExist();
+		assertThat(job.resolve("abort-" + self.incarnation() + ".properties")).as("its peers are told").exists();
+		assertThat(files.lookups("member-")).isZero();
+	}
+
 	/** Writes a file whole and renames it into place, as every process does. */
 	private static void writeAsAPeerDoes(Path job, String name, byte[] bytes) throws Exception {
 		Path temp = job.resolve(".tmp-test-" + name);

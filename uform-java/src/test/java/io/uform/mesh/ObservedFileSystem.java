@@ -5,6 +5,7 @@ import java.net.URI;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessMode;
 import java.nio.file.CopyOption;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
 import java.nio.file.FileSystem;
@@ -47,6 +48,9 @@ final class ObservedFileSystem extends FileSystem {
 
 	private final AtomicInteger listings = new AtomicInteger();
 
+	/** Listings from this one on (counting from 1) fail while they read the directory; 0: none fails. */
+	private volatile int failingFrom;
+
 	private final Map<String, AtomicInteger> lookups = new ConcurrentHashMap<>();
 
 	private ObservedFileSystem(FileSystem real) {
@@ -70,6 +74,15 @@ final class ObservedFileSystem extends FileSystem {
 	/** Leaves the names that {@code hidden} accepts out of every listing from now on. */
 	void hideFromListings(Predicate<String> hidden) {
 		this.hiddenFromListings = hidden;
+	}
+
+	/**
+	 * Makes every listing from the {@code first}-th on fail as it reads the directory, as
+	 * {@code readdir} does on an NFS error (a stale handle, a server gone): the directory opens, and
+	 * reading it throws {@link DirectoryIteratorException}, as the default file system's stream does.
+	 */
+	void failListingsFrom(int first) {
+		this.failingFrom = first;
 	}
 
 	/** How many times a directory was listed. */
@@ -323,7 +336,9 @@ final class ObservedFileSystem extends FileSystem {
 		@Override
 		public DirectoryStream<Path> newDirectoryStream(Path dir, DirectoryStream.Filter<? super Path> filter)
 				throws IOException {
-			ObservedFileSystem.this.listings.incrementAndGet();
+			int listing = ObservedFileSystem.this.listings.incrementAndGet();
+			int failingFrom = ObservedFileSystem.this.failingFrom;
+			boolean fails = failingFrom > 0 && listing >= failingFrom;
 			Predicate<String> hidden = ObservedFileSystem.this.hiddenFromListings;
 			DirectoryStream<Path> stream = real().newDirectoryStream(unwrap(dir),
 					(entry) -> !hidden.test(entry.getFileName().toString()) && filter.accept(wrap(entry)));
@@ -336,6 +351,9 @@ final class ObservedFileSystem extends FileSystem {
 
 						@Override
 						public boolean hasNext() {
+							if (fails) {
+								throw new DirectoryIteratorException(new IOException(dir + ": Stale file handle"));
+							}
 							return entries.hasNext();
 						}
 
