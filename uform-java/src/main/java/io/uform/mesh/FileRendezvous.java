@@ -1287,8 +1287,19 @@ public final class FileRendezvous {
 						continue;
 					}
 					Properties properties = MemberRecord.load(bytes);
+					String protocol = properties.getProperty("uform.mesh.protocol");
+					if (protocol != null && !protocol.trim().equals(Integer.toString(PROTOCOL))) {
+						// Before parsing: another version's record may not parse as this one's, and "left by an
+						// earlier run, remove the directory" would be wrong advice for a live run of that version.
+						// This process wrote nothing yet, so it gives up alone.
+						throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': processes "
+								+ "disagree on the mesh protocol: " + name + " speaks protocol " + protocol.trim() + ", "
+								+ this.self.who() + " speaks " + PROTOCOL + "; run one uform version on every host (if "
+								+ name + " was left by an earlier run of another version, remove " + this.files.directory
+								+ " once no process of that run is running, or use a new job name)"), false);
+					}
 					MemberRecord record = MemberRecord.parse(properties);
-					this.readAtFirstLook.put(name, new Read(bytes, properties.getProperty("uform.mesh.protocol"), record));
+					this.readAtFirstLook.put(name, new Read(bytes, protocol, record));
 					String stale = staleness(record, this.self);
 					if (stale != null) {
 						leftovers.add(name + " of " + record.who() + ", written " + since(record.written()) + ": " + stale);
