@@ -127,7 +127,12 @@ public class SearchService implements DisposableBean {
 		double squares = 0;
 		for (int i = 0; i < query.length; i++) {
 			if (!Float.isFinite(query[i])) {
-				throw new BadSearchException("vector[" + i + "] is " + query[i] + "; every value must be a finite number");
+				// JSON has no Infinity: one here was most likely a number too large for a float (1e39), which
+				// Jackson reads as Infinity, so say that rather than name a value the client never sent.
+				String overflow = Float.isInfinite(query[i])
+						? " (or a number larger than a float holds, " + Float.MAX_VALUE + " in magnitude)" : "";
+				throw new BadSearchException("vector[" + i + "] is " + query[i] + overflow
+						+ "; every value must be a finite number");
 			}
 			squares += (double) query[i] * query[i];
 		}

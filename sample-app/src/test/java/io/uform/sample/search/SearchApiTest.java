@@ -105,7 +105,9 @@ class SearchApiTest {
 		refused(get("/search/random?seed=x"), "seed must be a whole number, was 'x'");
 		refused(post("{\"vector\": [NaN, 1], \"k\": 1}"), "the body must be JSON like {\"vector\": [50 numbers]");
 		refused(post("{\"vector\": " + fifty.replaceFirst("0\\.0", "\"NaN\"") + "}"), "vector[0] is NaN; every value must be a finite number");
-		refused(post("{\"vector\": " + fifty.replaceFirst("0\\.0", "1e39") + "}"), "vector[0] is Infinity");
+		// 1e39 is a finite JSON number that a float cannot hold: the detail must say so, not only "Infinity".
+		refused(post("{\"vector\": " + fifty.replaceFirst("0\\.0", "1e39") + "}"),
+				"vector[0] is Infinity (or a number larger than a float holds, 3.4028235E38 in magnitude); every value must be a finite number");
 		refused(post("{\"vector\": [1, 2"), "the body must be JSON like");
 		refused(post(""), "the body is empty: send {\"vector\": [50 numbers], \"k\": 10}");
 		refused(post("{\"vector\": " + fifty + ", \"engine\": \"gpu\"}"),
