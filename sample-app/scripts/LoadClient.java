@@ -1,8 +1,10 @@
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -35,15 +37,25 @@ public final class LoadClient {
 	public static void main(String[] args) throws Exception {
 		Map<String, String> options = options(args);
 		URI base = URI.create(options.getOrDefault("url", "http://127.0.0.1:8080"));
-		Duration duration = Duration.parse("PT" + options.getOrDefault("duration", "20s").toUpperCase(Locale.ROOT));
-		Duration warmup = Duration.parse("PT" + options.getOrDefault("warmup", "5s").toUpperCase(Locale.ROOT));
+		Duration duration = duration(options, "duration", "20s");
+		Duration warmup = duration(options, "warmup", "5s");
 		int concurrency = Integer.parseInt(options.getOrDefault("concurrency", "4"));
 		int rounds = Integer.parseInt(options.getOrDefault("rounds", "4"));
 		int k = Integer.parseInt(options.getOrDefault("k", "10"));
 		List<String> engines = List.of(options.getOrDefault("engines", "ram,parallel-stream").split(","));
 		HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-		Map<String, String> paths = checkEqualResults(http, base, engines, k);
+		Map<String, String> paths;
+		try {
+			paths = checkEqualResults(http, base, engines, k);
+		}
+		catch (ConnectException ex) {
+			// The JDK's ConnectException has no message: say what is missing, and how to get it.
+			System.err.println("LoadClient: nothing answers at " + base + ": start the sample app there first "
+					+ "(java -jar sample-app/target/uform-sample-app-*.jar), or run load.sh with --start to start it");
+			System.exit(1);
+			return;
+		}
 		System.out.printf("%s: %s, %d client threads, %d rounds of %s per engine (after %s warm-up each), k=%d%n",
 				base, paths, concurrency, rounds, duration.dividedBy(rounds), warmup, k);
 		for (String engine : engines) {
@@ -187,6 +199,20 @@ public final class LoadClient {
 			rows.add(matcher.group(1));
 		}
 		return rows.toString();
+	}
+
+	/** A duration option as written (20s, 1m, 1h; no unit-less numbers), or the usage and exit 2. */
+	private static Duration duration(Map<String, String> options, String name, String otherwise) {
+		String value = options.getOrDefault(name, otherwise);
+		try {
+			return Duration.parse("PT" + value.toUpperCase(Locale.ROOT));
+		}
+		catch (DateTimeParseException ex) {
+			System.err.println("LoadClient: --" + name + "=" + value + " is not a duration: write it with its unit, like "
+					+ otherwise + ", 90s or 2m");
+			System.exit(2);
+			return null;
+		}
 	}
 
 	private static Map<String, String> options(String[] args) {
