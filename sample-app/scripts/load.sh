@@ -13,6 +13,8 @@
 #
 # Client options: --duration=20s --warmup=5s --rounds=4 --concurrency=4 --k=10
 #                 --engines=ram,parallel-stream (any of auto, ram, vram, parallel-stream)
+# --duration and --warmup are per engine (durations take a unit: 20s, 2m), so a run takes about
+# engines x (duration + warmup) after the app is up: 50 s for the defaults and two engines.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
