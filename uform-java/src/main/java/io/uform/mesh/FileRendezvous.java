@@ -1010,10 +1010,10 @@ public final class FileRendezvous {
 	}
 
 	/**
-	 * A member record's bytes as read, its protocol as the file spells it (checked as text, as a record
-	 * read at a poll is: the parsed number would let {@code 01} pass), and what they parse to.
+	 * A member record's bytes as read at the first look, and what they parse to. Only records whose
+	 * protocol the first look accepted are kept (it gives up on any other).
 	 */
-	private record Read(byte[] bytes, String protocol, MemberRecord record) {
+	private record Read(byte[] bytes, MemberRecord record) {
 	}
 
 	/**
@@ -1287,19 +1287,11 @@ public final class FileRendezvous {
 						continue;
 					}
 					Properties properties = MemberRecord.load(bytes);
-					String protocol = properties.getProperty("uform.mesh.protocol");
-					if (protocol != null && !protocol.trim().equals(Integer.toString(PROTOCOL))) {
-						// Before parsing: another version's record may not parse as this one's, and "left by an
-						// earlier run, remove the directory" would be wrong advice for a live run of that version.
-						// This process wrote nothing yet, so it gives up alone.
-						throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': processes "
-								+ "disagree on the mesh protocol: " + name + " speaks protocol " + protocol.trim() + ", "
-								+ this.self.who() + " speaks " + PROTOCOL + "; run one uform version on every host (if "
-								+ name + " was left by an earlier run of another version, remove " + this.files.directory
-								+ " once no process of that run is running, or use a new job name)"), false);
-					}
+					// Before parsing: another version's record may not parse as this one's, and "left by an
+					// earlier run, remove the directory" would be wrong advice for a live run of that version.
+					requireProtocol(name, properties.getProperty("uform.mesh.protocol"), true);
 					MemberRecord record = MemberRecord.parse(properties);
-					this.readAtFirstLook.put(name, new Read(bytes, protocol, record));
+					this.readAtFirstLook.put(name, new Read(bytes, record));
 					String stale = staleness(record, this.self);
 					if (stale != null) {
 						leftovers.add(name + " of " + record.who() + ", written " + since(record.written()) + ": " + stale);
@@ -1520,14 +1512,13 @@ public final class FileRendezvous {
 					}
 					Read before = this.readAtFirstLook.remove(name);
 					if (before != null && Arrays.equals(before.bytes(), bytes)) {
-						// The same file as at the first look: parsed then; its protocol checked as any record's.
-						requireProtocol(name, before.protocol());
+						// The same file as at the first look: parsed then, its protocol checked then.
 						record = before.record();
 					}
 					else {
 						// The protocol first: a record of another version may not parse as this one's.
 						Properties properties = MemberRecord.load(bytes);
-						requireProtocol(name, properties.getProperty("uform.mesh.protocol"));
+						requireProtocol(name, properties.getProperty("uform.mesh.protocol"), false);
 						record = MemberRecord.parse(properties);
 					}
 					this.unreadable.remove(name);
@@ -1545,11 +1536,21 @@ public final class FileRendezvous {
 			}
 		}
 
-		private void requireProtocol(String name, String protocol) throws Failure {
+		/**
+		 * Gives up when a record's protocol, as its file spells it (as text: the parsed number would let
+		 * {@code 01} pass), is not this version's.
+		 * @param firstLook whether the record was there before this process wrote anything: then it gives
+		 *        up alone (it has nothing to remove, and its abort would be a file in another version's
+		 *        live run), and the record may also be an earlier run's
+		 */
+		private void requireProtocol(String name, String protocol, boolean firstLook) throws Failure {
 			if (protocol != null && !protocol.trim().equals(Integer.toString(PROTOCOL))) {
+				String leftover = (firstLook) ? " (if " + name + " was left by an earlier run of another version, remove "
+						+ this.files.directory + " once no process of that run is running, or use a new job name)" : "";
 				throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': processes "
 						+ "disagree on the mesh protocol: " + name + " speaks protocol " + protocol.trim() + ", "
-						+ this.self.who() + " speaks " + PROTOCOL + "; run one uform version on every host"), true);
+						+ this.self.who() + " speaks " + PROTOCOL + "; run one uform version on every host" + leftover),
+						!firstLook);
 			}
 		}
 
