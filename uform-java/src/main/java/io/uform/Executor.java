@@ -86,6 +86,11 @@ public final class Executor implements AutoCloseable {
 		RUNNING,
 		/** A {@link #drain(Mood)} is waiting for submitted work to finish. */
 		DRAINING,
+		/**
+		 * New deferred calls are refused ({@link #refuseDeferred}); the submitted ones and forks still
+		 * run, until the executor is freed.
+		 */
+		CLOSING,
 		/** Freed: threads joined, nothing more runs. */
 		FREED
 	}
@@ -362,9 +367,10 @@ public final class Executor implements AutoCloseable {
 	 * @param call the call; it runs on the executor's deferred thread and may fork
 	 * @return completed with the call's result, or exceptionally with what it threw; cancelling it
 	 *         before the call starts means the call never runs
-	 * @throws UformException {@link Status#FREED} after {@link #free()}; {@link Status#TIMEOUT} from
-	 *         inside a task or deferred call of this executor while every slot is taken (they cannot
-	 *         wait); {@link Status#INTERRUPTED} when interrupted while waiting for a slot
+	 * @throws UformException {@link Status#FREED} after {@link #free()} or {@link #refuseDeferred};
+	 *         {@link Status#TIMEOUT} from inside a task or deferred call of this executor while every
+	 *         slot is taken (they cannot wait); {@link Status#INTERRUPTED} when interrupted while
+	 *         waiting for a slot
 	 */
 	public <T> CompletableFuture<T> defer(Callable<T> call) {
 		return defer(call, null);
@@ -391,8 +397,8 @@ public final class Executor implements AutoCloseable {
 	 *        taken; {@code null} waits as long as it takes
 	 * @return completed with the call's result, or exceptionally with what it threw
 	 * @throws UformException {@link Status#TIMEOUT} when no slot freed in time (the call was not
-	 *         submitted); {@link Status#FREED} after {@link #free()}; {@link Status#INTERRUPTED} when
-	 *         interrupted while waiting for a slot
+	 *         submitted); {@link Status#FREED} after {@link #free()} or {@link #refuseDeferred};
+	 *         {@link Status#INTERRUPTED} when interrupted while waiting for a slot
 	 */
 	public <T> CompletableFuture<T> defer(Callable<T> call, Duration maxWait) {
 		if (maxWait != null && maxWait.isNegative()) {
@@ -480,6 +486,53 @@ public final class Executor implements AutoCloseable {
 		}
 		finally {
 			this.draining.decrementAndGet();
+		}
+	}
+
+	/**
+	 * Refuses new deferred calls from now on and waits at most {@code timeout} for those already
+	 * submitted; forks keep running until {@link #free()}. The first half of a late shutdown, the way
+	 * Spring's task executors shut down when they await termination: the Spring Boot starter calls it
+	 * when the application context closes and frees the executor only when the context destroys it,
+	 * after Spring's own executors, so that an {@code @Async} method the context still waits for can
+	 * fork here. A deferred call submitted after it fails with {@link Status#FREED}, saying so. The
+	 * state is {@link State#CLOSING} from then on. Calling it again waits again; after a free it does
+	 * nothing.
+	 * @param timeout the longest wait; {@link Duration#ZERO} only looks; {@code null} waits as long as
+	 *        the calls take
+	 * @return {@code true} when every deferred call submitted before this one has finished (its future
+	 *         complete), or the executor was freed already; {@code false} when one was still queued or
+	 *         running at the deadline (it goes on: {@link #free(Duration)} bounds it). As with
+	 *         {@link #drain(Mood)}, a free on another thread meanwhile does not end the wait: a call it
+	 *         gave up on is still waited for, so bound the wait
+	 * @throws UformException {@link Status#INVALID_ARGUMENT} from inside a task or deferred call of
+	 *         this executor, which would wait for itself (nothing is refused then), or for a negative
+	 *         timeout;
+	 *         {@link Status#INTERRUPTED} when interrupted while waiting (new calls stay refused)
+	 */
+	public boolean refuseDeferred(Duration timeout) {
+		if (timeout != null && timeout.isNegative()) {
+			throw UformException.invalid("timeout", timeout, "must be zero (only look) or positive, or null to wait");
+		}
+		Resources owned = this.resources;
+		if (owned.freed.get()) {
+			return true;
+		}
+		// Checked before anything changes: a refused call leaves the executor as it was.
+		if (owned.pool.isInsideTask()) {
+			throw new UformException(Status.INVALID_ARGUMENT, "refuseDeferred() was called from inside a task of "
+					+ "executor '" + name() + "', which would wait for itself; call it after the fork returns");
+		}
+		owned.deferred.requireMayWait("refuseDeferred()");
+		owned.deferred.refuseNew();
+		try {
+			return owned.deferred.awaitSubmitted(deadline(timeout), "refuseDeferred()");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new UformException(Status.INTERRUPTED, "refuseDeferred() of executor '" + name() + "' was interrupted "
+					+ "before the deferred calls submitted so far finished; new ones stay refused, and the interrupt flag "
+					+ "is still set", ex);
 		}
 	}
 
@@ -701,9 +754,12 @@ public final class Executor implements AutoCloseable {
 			throw new UformException(Status.INTERRUPTED, "free() of executor '" + name() + "' was interrupted while it "
 					+ "waited: " + what + left + ". The executor is freed; the interrupt flag is still set");
 		}
-		throw new UformException(Status.TIMEOUT, "Executor '" + name() + "' did not finish its work within " + period
-				+ ": " + what + left + ". The executor is freed all the same; make the call return sooner (check for "
-				+ "interrupts, add timeouts), or allow a longer period");
+		// A zero period waited for nothing: "within PT0S" would read as if the work had had no time at all,
+		// where a caller (the Spring starter) may have given it its time before, in refuseDeferred.
+		String lead = (period.isZero()) ? "Executor '" + name() + "' was freed without waiting for its work"
+				: "Executor '" + name() + "' did not finish its work within " + period;
+		throw new UformException(Status.TIMEOUT, lead + ": " + what + left + ". The executor is freed all the same; make "
+				+ "the call return sooner (check for interrupts, add timeouts), or allow a longer period");
 	}
 
 	/**
@@ -779,7 +835,7 @@ public final class Executor implements AutoCloseable {
 		DeferredCalls deferred = this.resources.deferred;
 		HostPool pool = this.resources.pool;
 		State state = (this.resources.freed.get()) ? State.FREED
-				: (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
+				: (deferred.refusesNew()) ? State.CLOSING : (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
 		List<Integer> domains = this.placement.domains().stream().map(NumaDomain::id).toList();
 		String pinned = this.resources.pinFailure.get();
 		List<ScratchStatistics> scratch = new ArrayList<>();

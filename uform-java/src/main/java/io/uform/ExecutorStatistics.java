@@ -9,7 +9,7 @@ import java.util.List;
  *
  * @param name the executor's name, which its threads' names start with ({@code uform-ram-1-…})
  * @param kind RAM or VRAM
- * @param state running, draining or freed
+ * @param state running, draining, closing (new deferred calls refused) or freed
  * @param mood what idle threads do
  * @param threads threads taking part in a fork, its caller included
  * @param memoryDomains NUMA node ids the threads are spread over; a colocation is an index into it
@@ -23,7 +23,7 @@ import java.util.List;
  * @param deferredCancelled accepted deferred calls that never ran: their future was done (cancelled,
  *        or completed by its holder) before they started, or a bounded free gave up on them
  * @param deferredRejected submissions refused: no slot in time, interrupted while waiting, or after
- *        free. Every accepted call ends as exactly one of completed, failed or cancelled, so
+ *        {@code refuseDeferred} or free. Every accepted call ends as exactly one of completed, failed or cancelled, so
  *        completed + failed + cancelled + in flight = accepted
  * @param deferredRunning deferred calls running now (0 or 1: they run one at a time); the rest of
  *        {@code deferredInFlight} is queued

@@ -175,6 +175,29 @@ class ExecutorShutdownTest {
 	}
 
 	@Test
+	void aZeroPeriodFreeOfAStuckCallSaysItDidNotWaitRatherThanWithinPT0S() throws Exception {
+		// The Spring starter frees with a zero period after refuseDeferred has spent the shutdown period
+		// on the call: "did not finish its work within PT0S" would say the call had no time at all.
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch running = new CountDownLatch(1);
+		executor.defer(new StuckCall(running, release));
+		running.await();
+		try {
+			assertThatThrownBy(() -> executor.free(Duration.ZERO)).isInstanceOfSatisfying(UformException.class, (ex) -> {
+				assertThat(ex.status()).isEqualTo(Status.TIMEOUT);
+				assertThat(ex.getMessage()).startsWith("Executor '" + executor.name() + "' was freed without waiting for "
+						+ "its work: deferred call #1 (" + StuckCall.class.getName() + ")")
+					.doesNotContain("within");
+			});
+			assertThat(executor.statistics().state()).isEqualTo(Executor.State.FREED);
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
 	void aSubmitterWaitingForASlotIsRefusedWhenAFreeGivesUpOnAStuckCall() throws Exception {
 		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2).withDeferredLimit(1));
 		CountDownLatch release = new CountDownLatch(1);

@@ -33,10 +33,11 @@ import io.uform.UformException.Status;
  * it enqueues; the runner gives it back when the call has finished (or was skipped). So queued +
  * running never exceeds {@code limit}, and waiting submitters are admitted in arrival order.</li>
  * <li>{@code lock} guards {@code queue}, {@code submitted}, {@code finished}, {@code running} and
- * every write of {@code freed}. The check for {@code freed} and the enqueue happen under it, and
- * {@code shutdown} sets {@code freed} and enqueues the stop marker under it: so every call admitted
- * before {@code shutdown} is queued before the marker and runs (or is abandoned, with its future
- * completed, by a bounded free that gives up), and none is admitted after it. No call is lost.</li>
+ * every write of {@code closed} and {@code freed}. The check for {@code closed} and the enqueue happen
+ * under it; {@code refuseNew} sets {@code closed} under it, and {@code shutdown} sets both and enqueues
+ * the stop marker under it: so every call admitted before either is queued before the marker and runs
+ * (or is abandoned, with its future completed, by a bounded free that gives up), and none is admitted
+ * after it. No call is lost. {@code freed} implies {@code closed}.</li>
  * <li>{@code submitted} and {@code finished} only grow. A call counts as finished only once its
  * slot is released and its future is complete, so when {@code drain} sees {@code finished >= s},
  * the first {@code s} calls submitted have freed their slots and completed their futures.</li>
@@ -127,9 +128,13 @@ public final class DeferredCalls {
 	private Call<?> running;
 
 	/**
-	 * Written only under {@code lock}; volatile so that {@link #submit} can fail fast, before it waits
-	 * for a slot, without taking the lock twice. The check under the lock stays the one that counts.
+	 * Whether new calls are refused: set by {@link #refuseNew} or {@link #shutdown}, whichever comes
+	 * first. Written only under {@code lock}; volatile so that {@link #submit} can fail fast, before it
+	 * waits for a slot, without taking the lock twice. The check under the lock stays the one that counts.
 	 */
+	private volatile boolean closed;
+
+	/** Whether the stop marker is queued ({@link #shutdown}); written only under {@code lock}. */
 	private volatile boolean freed;
 
 	/** Run by the runner before each take; nothing outside tests ({@link #beforeTakeForTest}). */
@@ -204,7 +209,7 @@ public final class DeferredCalls {
 	 * @param maxWait how long to wait for a slot; {@code null} waits as long as it takes,
 	 *        {@link Duration#ZERO} not at all
 	 * @return a future completed with the call's result or failure
-	 * @throws UformException {@link Status#FREED} after {@link #shutdown}; {@link Status#TIMEOUT} when
+	 * @throws UformException {@link Status#FREED} after {@link #refuseNew} or {@link #shutdown}; {@link Status#TIMEOUT} when
 	 *         no slot freed in time, or none was free for a thread that cannot wait;
 	 *         {@link Status#INTERRUPTED} when interrupted while waiting (the flag stays set)
 	 */
@@ -212,9 +217,9 @@ public final class DeferredCalls {
 		if (call == null) {
 			throw UformException.invalid("deferred call", null, "pass a Callable or Runnable to defer()");
 		}
-		if (this.freed) {
+		if (this.closed) {
 			this.rejected.incrementAndGet();
-			throw freedError();
+			throw closedError();
 		}
 		boolean onRunner = Thread.currentThread() == this.runner;
 		boolean inTask = !onRunner && this.cannotWait.getAsBoolean();
@@ -234,10 +239,10 @@ public final class DeferredCalls {
 		}
 		this.lock.lock();
 		try {
-			if (this.freed) {
+			if (this.closed) {
 				this.slots.release();
 				this.rejected.incrementAndGet();
-				throw freedError();
+				throw closedError();
 			}
 			queued.sequence = this.submitted + 1;
 			try {
@@ -507,13 +512,18 @@ public final class DeferredCalls {
 	 *         (it would wait for itself)
 	 */
 	public boolean awaitSubmitted(long deadline) throws InterruptedException {
-		if (Thread.currentThread() == this.runner) {
-			throw new UformException(Status.INVALID_ARGUMENT, "drain() was called from inside a deferred call of '"
-					+ this.name + "', which would wait for itself; call drain() from outside the executor");
-		}
-		if (isCompletingHere()) {
-			throw waitsForItself("drain()");
-		}
+		return awaitSubmitted(deadline, "drain()");
+	}
+
+	/**
+	 * As {@link #awaitSubmitted(long)}, for a caller that names itself in the refusal.
+	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
+	 * @param what the method that waits, as the refusal names it: {@code drain()}
+	 * @return {@code true} when they all finished by the deadline
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	public boolean awaitSubmitted(long deadline, String what) throws InterruptedException {
+		requireMayWait(what);
 		this.lock.lockInterruptibly();
 		try {
 			long target = this.submitted;
@@ -537,16 +547,32 @@ public final class DeferredCalls {
 	}
 
 	/**
+	 * Refuses new calls from now on; the calls already queued still run, and the runner stays until
+	 * {@link #shutdown}. Never waits: {@link #awaitSubmitted} waits for those calls. Calling it again, or
+	 * after {@link #shutdown}, does nothing.
+	 */
+	public void refuseNew() {
+		close(false);
+	}
+
+	/**
 	 * Refuses new calls and queues the stop marker behind the calls already queued; never waits. The
 	 * runner runs those calls, then runs {@code onStop} and exits. Calling it again does nothing.
 	 */
 	public void shutdown() {
+		close(true);
+	}
+
+	private void close(boolean stop) {
 		boolean first = false;
 		this.lock.lock();
 		try {
-			if (!this.freed) {
-				this.freed = true;
+			if (!this.closed) {
+				this.closed = true;
 				first = true;
+			}
+			if (stop && !this.freed) {
+				this.freed = true;
 				this.queue.addLast(STOP);
 				this.changed.signalAll();
 			}
@@ -555,7 +581,7 @@ public final class DeferredCalls {
 			this.lock.unlock();
 		}
 		if (first) {
-			// Wakes every thread waiting for a slot: each takes a permit, finds the calls freed, gives the
+			// Wakes every thread waiting for a slot: each takes a permit, finds the calls closed, gives the
 			// permit back and throws FREED. Without this one waits until a call finishes, for ever behind a
 			// call that never does. The permits no longer count calls from here on (see inFlight()). As
 			// many as can be: the calls still in flight give theirs back later, and the total never
@@ -745,6 +771,30 @@ public final class DeferredCalls {
 	}
 
 	/**
+	 * Refuses a wait for the submitted calls from a thread those calls may be waiting for: the runner,
+	 * or a continuation that runs as a call completes.
+	 * @param what the method that would wait, as the refusal names it: {@code drain()}
+	 * @throws UformException {@link Status#INVALID_ARGUMENT} on such a thread
+	 */
+	public void requireMayWait(String what) {
+		if (Thread.currentThread() == this.runner) {
+			throw new UformException(Status.INVALID_ARGUMENT, what + " was called from inside a deferred call of '"
+					+ this.name + "', which would wait for itself; call " + what + " from outside the executor");
+		}
+		if (isCompletingHere()) {
+			throw waitsForItself(what);
+		}
+	}
+
+	/**
+	 * Whether new calls are refused: after {@link #refuseNew} or {@link #shutdown}.
+	 * @return {@code true} once either was called
+	 */
+	public boolean refusesNew() {
+		return this.closed;
+	}
+
+	/**
 	 * Whether the runner thread has exited.
 	 * @return {@code true} after the stop marker was reached
 	 */
@@ -752,9 +802,14 @@ public final class DeferredCalls {
 		return !this.runner.isAlive();
 	}
 
-	private UformException freedError() {
-		return new UformException(Status.FREED,
-				"Executor '" + this.name + "' was freed; deferred calls can no longer be submitted to it");
+	private UformException closedError() {
+		if (this.freed) {
+			return new UformException(Status.FREED,
+					"Executor '" + this.name + "' was freed; deferred calls can no longer be submitted to it");
+		}
+		return new UformException(Status.FREED, "Executor '" + this.name + "' refuses new deferred calls: it is being "
+				+ "freed (refuseDeferred() was called; a Spring application context calls it when it closes). Forks "
+				+ "still run until the executor is freed: run the work as a fork, or defer it before the close");
 	}
 
 	/**
@@ -770,13 +825,13 @@ public final class DeferredCalls {
 	 * @return at most {@link #limit()}
 	 */
 	public int inFlight() {
-		// The permits first: the flood comes after freed is set, so permits read before a false freed
+		// The permits first: the flood comes after closed is set, so permits read before a false closed
 		// were never flooded.
 		int available = this.slots.availablePermits();
-		if (!this.freed) {
+		if (!this.closed) {
 			return this.limit - available;
 		}
-		// Once shut down the permits were flooded (see shutdown()): count what is left instead.
+		// Once closed the permits were flooded (see close()): count what is left instead.
 		this.lock.lock();
 		try {
 			int queued = 0;
