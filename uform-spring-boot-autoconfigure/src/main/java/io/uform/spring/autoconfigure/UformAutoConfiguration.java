@@ -52,12 +52,13 @@ import io.uform.UformException;
  * its executor or mesh is made.
  *
  * <h2>Lifecycle</h2>
- * Executors run from the moment their bean is made; an {@link UformExecutorLifecycle} frees each after
- * the web server's graceful shutdown. The mesh joins when its bean is made, which is before the web
- * server starts, and an {@link UformMeshLifecycle} leaves it first when the context stops. Each bean
- * also names {@code free} as its destroy method, for a context that fails before its lifecycle runs
- * (an {@link UformExecutorDestruction} first frees the executors there within
- * {@code uform.shutdown.await-termination-period}); a second free does nothing.
+ * Executors run from the moment their bean is made. After the web server's graceful shutdown an
+ * {@link UformExecutorLifecycle} makes each refuse new deferred calls and waits for the submitted ones;
+ * an {@link UformExecutorDestruction} frees each when the context destroys it, after the context's
+ * {@code java.util.concurrent.Executor} beans (whose {@code @Async} work may still fork), within
+ * {@code uform.shutdown.await-termination-period}. The mesh joins when its bean is made, which is
+ * before the web server starts, and an {@link UformMeshLifecycle} leaves it first when the context
+ * stops. Each bean also names {@code free} as its destroy method; a second free does nothing.
  */
 @AutoConfiguration
 @ConditionalOnClass(Executor.class)
@@ -98,8 +99,8 @@ public final class UformAutoConfiguration {
 		return map.from(ram::getDeferredLimit).to(config, ExecutorForRamConfig::withDeferredLimit);
 	}
 
-	// destroyMethod stays as the fallback for a context that failed before its lifecycle started; once
-	// the lifecycle below has freed the executor it returns at once.
+	// destroyMethod stays as the fallback; UformExecutorDestruction frees the executor just before it
+	// within the shutdown period, and then it returns at once.
 	@Bean(name = RAM_EXECUTOR_BEAN_NAME, destroyMethod = "free")
 	@Conditional(OnNoUserRamExecutorCondition.class)
 	@ConditionalOnBooleanProperty(name = "uform.ram.enabled", matchIfMissing = true)

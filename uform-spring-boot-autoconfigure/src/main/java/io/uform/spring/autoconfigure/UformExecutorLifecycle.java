@@ -15,15 +15,25 @@ import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.context.event.ContextRefreshedEvent;
 
 import io.uform.Executor;
+import io.uform.ExecutorStatistics;
 import io.uform.Mood;
 import io.uform.UformException;
 
 /**
- * Frees a uform executor when the application context closes, the way Spring's own executors shut
- * down: new deferred calls are refused from then on, the work already submitted gets at most
- * {@code uform.shutdown.await-termination-period} to finish, and a call still running after that is
- * reported by name in a WARN log while the executor is freed anyway, so that closing the context
- * never hangs on user code.
+ * Shuts a uform executor down when the application context closes, the way Spring's own executors
+ * shut down when they await termination: at this lifecycle's phase new deferred calls are refused
+ * ({@link Executor#refuseDeferred}) and the ones already submitted get at most
+ * {@code uform.shutdown.await-termination-period} to finish; a call still running after that is
+ * reported by name in a WARN log and the executor is freed at once, so that closing the context never
+ * hangs on user code.
+ *
+ * <h2>Freed late</h2>
+ * When the submitted calls finish in time, forks keep running until the context destroys the
+ * executor bean, and {@link UformExecutorDestruction} frees it then, after every
+ * {@code java.util.concurrent.Executor} bean of the context: Boot's {@code applicationTaskExecutor}
+ * with {@code spring.task.execution.shutdown.await-termination=true} waits for its {@code @Async}
+ * methods only when it is destroyed, and those may still fork on the uform executor. Without
+ * {@code await-termination} the executor is freed here at once, its queued calls dropped.
  *
  * <h2>Stop without close</h2>
  * A context stopped and started again ({@code stop()}/{@code start()}, as checkpoint and restore
@@ -69,7 +79,7 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 
 	private volatile boolean running;
 
-	/** Set by this context's {@link ContextClosedEvent}: from then on a stop frees. */
+	/** Set by this context's {@link ContextClosedEvent}: from then on a stop shuts down. */
 	private volatile boolean closing;
 
 	/** Set by this context's {@link ContextRefreshedEvent}: before it, a stop is a failed refresh's. */
@@ -128,8 +138,8 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 	}
 
 	/**
-	 * Frees (or, without a close, drains) the executor on a thread of its own and calls back when it
-	 * is done, so that the executors of one phase drain at the same time: Spring waits for a phase's
+	 * Shuts the executor down (or, without a close, drains it) on a thread of its own and calls back
+	 * when it is done, so that the executors of one phase drain at the same time: Spring waits for a phase's
 	 * callbacks at most {@code spring.lifecycle.timeout-per-shutdown-phase} in all, where synchronous
 	 * stops would wait one after the other, each up to the period.
 	 */
@@ -155,11 +165,43 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 	}
 
 	private void stopNow() {
-		if (this.closing || !this.refreshed) {
+		if (!this.refreshed) {
+			// A failed refresh: nothing waits late for a context that never started.
 			free();
+		}
+		else if (this.closing) {
+			shutDown();
 		}
 		else {
 			drain();
+		}
+	}
+
+	/**
+	 * A close: refuses new deferred calls and lets the submitted ones finish within the period; the
+	 * executor stays forkable until its bean is destroyed (see the class comment). Without
+	 * {@code await-termination}, or when a call is still running at the end of the period, it is freed
+	 * now instead.
+	 */
+	private void shutDown() {
+		if (!this.shutdown.isAwaitTermination()) {
+			free();
+			return;
+		}
+		Duration period = effectivePeriod(this.shutdown, this.phaseTimeout);
+		boolean finished;
+		try {
+			finished = this.executor.refuseDeferred(period);
+		}
+		catch (UformException ex) {
+			logger.warn("uform executor bean '" + this.beanName + "' could not wait for its deferred calls: "
+					+ ex.getMessage() + "; freeing it now", ex);
+			finished = false;
+		}
+		if (!finished) {
+			// The period is spent: give up on what still runs, as a free with that period would have.
+			free(this.beanName, this.executor, Duration.ZERO,
+					"after uform.shutdown.await-termination-period (" + period + ")");
 		}
 	}
 
@@ -202,6 +244,43 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 	static void free(String beanName, Executor executor, UformProperties.Shutdown shutdown,
 			@Nullable Duration phaseTimeout) {
 		Duration period = effectivePeriod(shutdown, phaseTimeout);
+		free(beanName, executor, period, (shutdown.isAwaitTermination())
+				? "after uform.shutdown.await-termination-period (" + period + ")"
+				: "at once, as uform.shutdown.await-termination is false");
+	}
+
+	/**
+	 * Frees an executor bean that the context destroys: within {@link #effectivePeriod}, as
+	 * {@link #free(String, Executor, UformProperties.Shutdown, Duration)} does, or at once where the
+	 * close already spent that period on the deferred calls. That is so when the executor refuses
+	 * deferred calls ({@code CLOSING}) and some are still in flight: the close's wait for them is never
+	 * longer than Spring's phase timeout, so by the time Spring destroys the beans it has run out (or
+	 * runs out this moment, and its own free at once meets this one). Waiting a second period for the
+	 * same stuck call would double the close. Never throws.
+	 * @param beanName the executor's bean name, for the log
+	 * @param executor the executor
+	 * @param shutdown how to free it
+	 * @param phaseTimeout {@code spring.lifecycle.timeout-per-shutdown-phase}, or {@code null}
+	 */
+	static void freeWhenDestroyed(String beanName, Executor executor, UformProperties.Shutdown shutdown,
+			@Nullable Duration phaseTimeout) {
+		ExecutorStatistics statistics = executor.statistics();
+		if (shutdown.isAwaitTermination() && statistics.state() == Executor.State.CLOSING
+				&& statistics.deferredInFlight() > 0) {
+			free(beanName, executor, Duration.ZERO, "after uform.shutdown.await-termination-period ("
+					+ effectivePeriod(shutdown, phaseTimeout) + ")");
+		}
+		else {
+			free(beanName, executor, shutdown, phaseTimeout);
+		}
+	}
+
+	/**
+	 * Frees an executor within {@code period}, reporting unfinished work in a WARN; never throws.
+	 * @param period the longest wait, or {@code null} to wait as long as the work takes
+	 * @param setting why the wait was that long, for the WARN: {@code after ... (30s)}
+	 */
+	private static void free(String beanName, Executor executor, @Nullable Duration period, String setting) {
 		try {
 			if (period == null) {
 				executor.free();
@@ -212,9 +291,6 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 		}
 		catch (UformException ex) {
 			if (ex.status() == UformException.Status.TIMEOUT) {
-				String setting = (shutdown.isAwaitTermination())
-						? "after uform.shutdown.await-termination-period (" + period + ")"
-						: "at once, as uform.shutdown.await-termination is false";
 				logger.warn("uform executor bean '" + beanName + "' was freed with work unfinished " + setting + ": "
 						+ ex.getMessage());
 			}

@@ -263,7 +263,8 @@ public class UformEndpoint {
 	 *
 	 * @param name uform's name for it, which its threads' names start with after {@code uform-}
 	 * @param kind {@code RAM} (host threads) or {@code VRAM} (GPU streams)
-	 * @param state {@code RUNNING}, {@code DRAINING} or {@code FREED}
+	 * @param state {@code RUNNING}, {@code DRAINING}, {@code CLOSING} (new deferred calls refused) or
+	 *        {@code FREED}
 	 * @param mood what idle threads do: {@code PARKED} or {@code GRINDING}
 	 * @param config the configuration it runs with, absent properties filled in with what was derived
 	 * @param colocations how many memory domains the threads span

@@ -35,13 +35,15 @@ import io.uform.UformException;
  * <li><b>UP</b>: every executor bean is running (or draining, which a caller of {@code drain} asked
  * for and which ends by itself), every device a running executor holds is still listed at its
  * ordinal and can be read, and the mesh, if there is one, is joined.</li>
- * <li><b>DOWN</b>, with a {@code reason} naming what: an executor bean was freed while the application
- * runs (its state is {@code FREED} and the context has not begun closing or stopping: someone called
- * {@code free()} on it, and nothing runs on it again until the application restarts); a device an
- * executor holds is no longer listed at its ordinal, or reading it ({@link Uform#gpuReadings(int)})
+ * <li><b>DOWN</b>, with a {@code reason} naming what: an executor bean was freed, or refuses new
+ * deferred calls, while the application runs (its state is {@code FREED} or {@code CLOSING} and the
+ * context has not begun closing or stopping: someone called {@code free()} or
+ * {@code refuseDeferred()} on it, and it serves no more work until the application restarts); a device
+ * an executor holds is no longer listed at its ordinal, or reading it ({@link Uform#gpuReadings(int)})
  * fails; the mesh was freed while the application runs.</li>
  * <li><b>OUT_OF_SERVICE</b>, with a {@code reason}: the context is closing (or was stopped) and has
- * already freed an executor or left the mesh, as it does on purpose.</li>
+ * already closed an executor to new deferred calls, freed one, or left the mesh, as it does on
+ * purpose.</li>
  * </ul>
  * Details: {@code executors} (bean name → state), {@code devices} (how many GPUs this process sees)
  * and, where a mesh bean exists, {@code mesh} (bean name → {@code joined} or {@code freed}).
@@ -133,6 +135,16 @@ public class UformHealthIndicator extends AbstractHealthIndicator
 				else {
 					faults.add("executor '" + name + "' (" + statistics.name() + ") was freed while the application "
 							+ "runs: no work can run on it until the application restarts");
+				}
+				return;
+			}
+			if (statistics.state() == Executor.State.CLOSING) {
+				if (windingDown) {
+					ended.add("executor '" + name + "' refuses new deferred calls");
+				}
+				else {
+					faults.add("executor '" + name + "' (" + statistics.name() + ") refuses new deferred calls while "
+							+ "the application runs (refuseDeferred() was called): it is on its way to being freed");
 				}
 				return;
 			}

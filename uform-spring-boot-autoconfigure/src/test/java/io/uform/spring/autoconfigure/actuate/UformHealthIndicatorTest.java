@@ -1,5 +1,6 @@
 package io.uform.spring.autoconfigure.actuate;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -32,9 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The {@code uform} health indicator on this module's two simulated devices: UP while every executor
- * runs and the mesh is joined; DOWN, naming what, when an executor or the mesh is freed under the
- * running application or a device an executor holds is gone; OUT_OF_SERVICE, not DOWN, when the
- * context frees them on purpose while it closes or stops.
+ * runs and the mesh is joined; DOWN, naming what, when an executor or the mesh is freed (or an
+ * executor refuses deferred calls) under the running application or a device an executor holds is
+ * gone; OUT_OF_SERVICE, not DOWN, when the context does so on purpose while it closes or stops.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class UformHealthIndicatorTest {
@@ -127,7 +128,21 @@ class UformHealthIndicatorTest {
 	}
 
 	@Test
-	void outOfServiceNotDownOnceTheClosingContextHasFreedTheExecutors() {
+	void downNamingTheExecutorThatRefusesDeferredCallsUnderTheRunningApplication() {
+		this.contextRunner.run((context) -> {
+			UformHealthIndicator indicator = context.getBean(UformHealthIndicator.class);
+			assertThat(context.getBean(RAM, Executor.class).refuseDeferred(Duration.ZERO)).isTrue();
+			Health health = indicator.health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat((String) health.getDetails().get("reason")).contains("executor '" + RAM + "'")
+				.contains("refuses new deferred calls while the application runs")
+				.doesNotContain(VRAM);
+			assertThat(health.getDetails().get("executors")).isEqualTo(Map.of(RAM, "CLOSING", VRAM, "RUNNING"));
+		});
+	}
+
+	@Test
+	void outOfServiceNotDownOnceTheClosingContextHasClosedTheExecutors() {
 		AtomicReference<Health> seen = new AtomicReference<>();
 		this.contextRunner.withBean(HealthProbe.class, () -> new HealthProbe(seen)).run((context) -> {
 			HealthProbe probe = context.getBean(HealthProbe.class);
@@ -137,31 +152,32 @@ class UformHealthIndicatorTest {
 		assertThat(whileClosing).as("health seen after the executors' lifecycle stopped").isNotNull();
 		assertThat(whileClosing.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
 		assertThat((String) whileClosing.getDetails().get("reason")).startsWith("the application context is closing")
-			.contains("executor '" + RAM + "' was freed");
-		assertThat(whileClosing.getDetails().get("executors")).isEqualTo(Map.of(RAM, "FREED", VRAM, "FREED"));
+			.contains("executor '" + RAM + "' refuses new deferred calls");
+		// Closed to deferred calls at their phase, freed only when the context destroys them.
+		assertThat(whileClosing.getDetails().get("executors")).isEqualTo(Map.of(RAM, "CLOSING", VRAM, "CLOSING"));
 	}
 
 	/**
-	 * A health check that began before the close and reads the executors after the close freed them
-	 * (an HTTP check in flight with {@code server.shutdown=immediate}, whose web server still serves
+	 * A health check that began before the close and reads the executors after the close closed them to
+	 * deferred calls (an HTTP check in flight with {@code server.shutdown=immediate}, whose web server still serves
 	 * while the lifecycles stop; a read over JMX): the check must see the close, not report the planned
-	 * free as a DOWN, which fails a load balancer's or Kubernetes' probe for no fault. The check waits in
+	 * shutdown as a DOWN, which fails a load balancer's or Kubernetes' probe for no fault. The check waits in
 	 * its device listing, which comes before it reads the executors, until a lifecycle that stops right
 	 * after the executors' (so with every bean still there) lets it go on.
 	 */
 	@Test
-	void aCheckThatBeganBeforeTheCloseAndReadsTheExecutorsAfterItFreedThemIsOutOfServiceNotDown() throws Exception {
+	void aCheckThatBeganBeforeTheCloseAndReadsTheExecutorsAfterItClosedThemIsOutOfServiceNotDown() throws Exception {
 		CountDownLatch checking = new CountDownLatch(1);
-		CountDownLatch executorsFreed = new CountDownLatch(1);
+		CountDownLatch executorsClosed = new CountDownLatch(1);
 		CountDownLatch checked = new CountDownLatch(1);
 		ExecutorService threads = Executors.newFixedThreadPool(2);
 		try {
-			this.contextRunner.withBean(FreedSignal.class, () -> new FreedSignal(executorsFreed, checked))
+			this.contextRunner.withBean(ClosedSignal.class, () -> new ClosedSignal(executorsClosed, checked))
 				.run((context) -> {
 					ConfigurableApplicationContext application = context.getSourceApplicationContext();
 					UformHealthIndicator indicator = new UformHealthIndicator(application, () -> {
 						checking.countDown();
-						await(executorsFreed, "the executors' lifecycle to stop");
+						await(executorsClosed, "the executors' lifecycle to stop");
 						return Uform.gpuDevices();
 					}, Uform::gpuReadings);
 					application.addApplicationListener(indicator);
@@ -171,7 +187,7 @@ class UformHealthIndicatorTest {
 					Health seen = health.get(30, TimeUnit.SECONDS);
 					checked.countDown();
 					closing.get(30, TimeUnit.SECONDS);
-					assertThat(seen.getDetails().get("executors")).isEqualTo(Map.of(RAM, "FREED", VRAM, "FREED"));
+					assertThat(seen.getDetails().get("executors")).isEqualTo(Map.of(RAM, "CLOSING", VRAM, "CLOSING"));
 					assertThat(seen.getStatus()).as("health of a check the close overtook; details: %s", seen.getDetails())
 						.isEqualTo(Status.OUT_OF_SERVICE);
 					assertThat((String) seen.getDetails().get("reason")).startsWith("the application context is closing");
@@ -179,7 +195,7 @@ class UformHealthIndicatorTest {
 		}
 		finally {
 			checked.countDown();
-			executorsFreed.countDown();
+			executorsClosed.countDown();
 			threads.shutdownNow();
 		}
 	}
@@ -280,16 +296,16 @@ class UformHealthIndicatorTest {
 	 * Stops right after the executors' lifecycle (lifecycles stop from the highest phase down): says so,
 	 * then holds the close until the test's health check is done, so that every bean still exists.
 	 */
-	static final class FreedSignal implements SmartLifecycle {
+	static final class ClosedSignal implements SmartLifecycle {
 
-		private final CountDownLatch executorsFreed;
+		private final CountDownLatch executorsClosed;
 
 		private final CountDownLatch checked;
 
 		private volatile boolean running;
 
-		FreedSignal(CountDownLatch executorsFreed, CountDownLatch checked) {
-			this.executorsFreed = executorsFreed;
+		ClosedSignal(CountDownLatch executorsClosed, CountDownLatch checked) {
+			this.executorsClosed = executorsClosed;
 			this.checked = checked;
 		}
 
@@ -301,7 +317,7 @@ class UformHealthIndicatorTest {
 		@Override
 		public void stop() {
 			this.running = false;
-			this.executorsFreed.countDown();
+			this.executorsClosed.countDown();
 			await(this.checked, "the health check to finish");
 		}
 
