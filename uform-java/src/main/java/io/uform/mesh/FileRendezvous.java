@@ -1129,6 +1129,9 @@ public final class FileRendezvous {
 					if (this.seen.size() == this.self.count() && (!this.readyWritten || !names.contains(ready))) {
 						write(ready, marker("ready", this.self, null, null));
 						this.readyWritten = true;
+						// Its own ready counts at once: awaited as the lowest one not read yet, it was looked
+						// up and found at the next lookup, an early poll that waited for nothing.
+						this.ready.add(this.self.index());
 					}
 					if (this.readyWritten && allReady(names)) {
 						if (!markJoined()) {

@@ -55,7 +55,7 @@ class FileRendezvousLookupTest {
 			.hasMessageContaining("every index joined, but index 1");
 		long elapsed = System.nanoTime() - started;
 		// One listing per poll, a poll every POLL_INTERVAL, and one early poll per awaited file a lookup
-		// found (index 1's record, this process's own ready file): a few more, never one per lookup.
+		// found (index 1's record): a few more, never one per lookup.
 		long polls = elapsed / FileRendezvous.POLL_INTERVAL.toNanos();
 		assertThat(files.listings()).as("listings in %d ms", TimeUnit.NANOSECONDS.toMillis(elapsed))
 			.isLessThanOrEqualTo((int) polls + 8);
@@ -113,6 +113,27 @@ class FileRendezvousLookupTest {
 			.hasMessageContaining("timed out");
 		// At most one lookup between two listings: 20 ms into the 25 ms wait.
 		assertThat(files.lookups("member-")).isLessThanOrEqualTo(files.listings());
+	}
+
+	/**
+	 * Once a process has read every record it writes its own ready file, and that is the lowest ready
+	 * not read yet when its index is the lowest: awaited, it was looked up and found 2 ms later, an
+	 * early poll (a listing and reads) that waited for nothing. It counts as read once written.
+	 */
+	@Test
+	void aProcessNeverLooksUpTheReadyFileItWroteItself() throws Exception {
+		Path observed = ObservedFileSystem.observe(this.directory);
+		ObservedFileSystem files = ObservedFileSystem.of(observed);
+		Path job = Files.createDirectories(this.directory.resolve("own-ready"));
+		writeAsAPeerDoes(job, "member-1.properties", FileRendezvous.announce("own-ready", 1, 2, 1, false,
+				Duration.ofSeconds(20), List.of()).toBytes());
+		MemberRecord self = FileRendezvous.announce("own-ready", 0, 2, 1, false, Duration.ofMillis(400), List.of());
+		// Index 1 never writes its ready file: the join times out, having waited for that one alone.
+		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT))
+			.hasMessageContaining("every index joined, but index 1");
+		assertThat(files.lookups("ready-0")).as("lookups of its own ready file").isZero();
+		assertThat(files.lookups("ready-1")).as("lookups of the ready file it waits for").isPositive();
 	}
 
 	/**
