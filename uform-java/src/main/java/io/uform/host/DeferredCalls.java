@@ -873,7 +873,7 @@ public final class DeferredCalls {
 	}
 
 	/**
-	 * Submissions refused: no slot in time, interrupted while waiting, or after free.
+	 * Submissions refused: no slot in time, interrupted while waiting, or after {@link #refuseNew} or free.
 	 * @return a count
 	 */
 	public long rejected() {

@@ -325,7 +325,8 @@ public class UformEndpoint {
 	 * @param failed threw
 	 * @param cancelled accepted but never ran (cancelled before they started, or given up by a bounded
 	 *        free)
-	 * @param rejected submissions refused: no slot in time, interrupted while waiting, or after free
+	 * @param rejected submissions refused: no slot in time, interrupted while waiting, or after
+	 *        {@code refuseDeferred} (a closing context) or free
 	 */
 	public record DeferredDescriptor(int inFlight, int limit, long completed, long failed, long cancelled,
 			long rejected) {

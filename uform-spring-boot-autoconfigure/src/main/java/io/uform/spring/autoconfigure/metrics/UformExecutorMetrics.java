@@ -155,7 +155,8 @@ public final class UformExecutorMetrics implements MeterBinder {
 			.register(registry);
 		FunctionCounter.builder("uform.executor.deferred.rejected", executor, (e) -> e.statistics().deferredRejected())
 			.tags(uform)
-			.description("Deferred calls refused: no slot in time, interrupted while waiting, or after free")
+			.description("Deferred calls refused: no slot in time, interrupted while waiting, or after refuseDeferred "
+					+ "(a closing context) or free")
 			.baseUnit("tasks")
 			.register(registry);
 		FunctionTimer
