@@ -87,8 +87,8 @@ public final class Executor implements AutoCloseable {
 		/** A {@link #drain(Mood)} is waiting for submitted work to finish. */
 		DRAINING,
 		/**
-		 * New deferred calls are refused ({@link #refuseDeferred}); the submitted ones and forks still
-		 * run, until the executor is freed.
+		 * New deferred calls are refused ({@link #refuseDeferred}, or a {@link #free()} under way); the
+		 * submitted ones and forks still run, until the executor is freed.
 		 */
 		CLOSING,
 		/** Freed: threads joined, nothing more runs. */
@@ -506,8 +506,8 @@ public final class Executor implements AutoCloseable {
 	 *         {@link #drain(Mood)}, a free on another thread meanwhile does not end the wait: a call it
 	 *         gave up on is still waited for, so bound the wait
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} from inside a task or deferred call of
-	 *         this executor, which would wait for itself (nothing is refused then), or for a negative
-	 *         timeout;
+	 *         this executor, or from a continuation that runs as one of its calls completes, which would
+	 *         wait for itself (nothing is refused then), or for a negative timeout;
 	 *         {@link Status#INTERRUPTED} when interrupted while waiting (new calls stay refused)
 	 */
 	public boolean refuseDeferred(Duration timeout) {

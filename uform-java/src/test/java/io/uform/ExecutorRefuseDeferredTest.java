@@ -255,6 +255,22 @@ class ExecutorRefuseDeferredTest {
 	}
 
 	@Test
+	void withNothingSubmittedAnInterruptedThreadIsAnsweredNotInterrupted() {
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
+			Thread.currentThread().interrupt();
+			try {
+				// Nothing to wait for, so nothing for the interrupt to end.
+				assertThat(executor.refuseDeferred(Duration.ZERO)).isTrue();
+				assertThat(Thread.currentThread().isInterrupted()).as("the flag is left as it was").isTrue();
+			}
+			finally {
+				Thread.interrupted();
+			}
+			assertThat(executor.statistics().state()).isEqualTo(Executor.State.CLOSING);
+		}
+	}
+
+	@Test
 	void aNegativeTimeoutIsRefusedNamingIt() {
 		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
 			assertThatThrownBy(() -> executor.refuseDeferred(Duration.ofMillis(-1)))

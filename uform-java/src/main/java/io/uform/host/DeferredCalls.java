@@ -48,7 +48,8 @@ import io.uform.UformException.Status;
  * slots are taken would wait for itself) and a thread inside a task of the executor (the running
  * call may be waiting for that task's fork). From them, a full limit is an immediate rejection.</li>
  * <li>Accounting: every accepted call ends as exactly one of completed, failed or cancelled;
- * every refused submission (no slot in time, interrupted, after free) counts as rejected.</li>
+ * every refused submission (no slot in time, interrupted, after {@code refuseNew} or free) counts as
+ * rejected.</li>
  * <li>Timing, for metrics: a call is stamped with {@link System#nanoTime()} once when it is accepted
  * (by its submitter, after it has a slot and before it takes the lock), once when it starts and
  * once when it returns (both by the runner); nothing is allocated. {@code waitCount}/{@code waitNanos}
@@ -524,6 +525,16 @@ public final class DeferredCalls {
 	 */
 	public boolean awaitSubmitted(long deadline, String what) throws InterruptedException {
 		requireMayWait(what);
+		// Nothing to wait for: an answer without waiting, even for a thread whose interrupt flag is set.
+		this.lock.lock();
+		try {
+			if (this.finished >= this.submitted) {
+				return true;
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
 		this.lock.lockInterruptibly();
 		try {
 			long target = this.submitted;
