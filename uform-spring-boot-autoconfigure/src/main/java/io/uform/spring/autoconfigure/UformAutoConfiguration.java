@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
+import java.util.function.Predicate;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -112,9 +113,9 @@ public final class UformAutoConfiguration {
 	@ConditionalOnBean(name = RAM_EXECUTOR_BEAN_NAME)
 	@ConditionalOnMissingBean(name = "uformRamExecutorLifecycle")
 	UformExecutorLifecycle uformRamExecutorLifecycle(@Qualifier(RAM_EXECUTOR_BEAN_NAME) Executor executor,
-			UformProperties properties, Environment environment) {
+			UformProperties properties, Environment environment, ObjectProvider<UformExecutorDestruction> destruction) {
 		return new UformExecutorLifecycle(RAM_EXECUTOR_BEAN_NAME, executor, properties.getShutdown(),
-				shutdownPhaseTimeout(environment));
+				shutdownPhaseTimeout(environment), freedWhenDestroyed(destruction));
 	}
 
 	@Bean
@@ -154,9 +155,9 @@ public final class UformAutoConfiguration {
 	@ConditionalOnBean(name = VRAM_EXECUTOR_BEAN_NAME)
 	@ConditionalOnMissingBean(name = "uformVramExecutorLifecycle")
 	UformExecutorLifecycle uformVramExecutorLifecycle(@Qualifier(VRAM_EXECUTOR_BEAN_NAME) Executor executor,
-			UformProperties properties, Environment environment) {
+			UformProperties properties, Environment environment, ObjectProvider<UformExecutorDestruction> destruction) {
 		return new UformExecutorLifecycle(VRAM_EXECUTOR_BEAN_NAME, executor, properties.getShutdown(),
-				shutdownPhaseTimeout(environment));
+				shutdownPhaseTimeout(environment), freedWhenDestroyed(destruction));
 	}
 
 	@Bean
@@ -218,6 +219,12 @@ public final class UformAutoConfiguration {
 				+ "process sees no GPU a VRAM executor runs on (NVIDIA, or simulated devices). Run where the GPUs are visible and set uform.vram.enabled=true so that startup "
 				+ "says what discovery found, or for development opt in to simulated devices with "
 				+ "uform.devices.simulated=1";
+	}
+
+	/** Which executors the context frees when it destroys them; none without the post-processor. */
+	private static Predicate<Executor> freedWhenDestroyed(ObjectProvider<UformExecutorDestruction> destruction) {
+		UformExecutorDestruction available = destruction.getIfAvailable();
+		return (available != null) ? available::freesWhenDestroyed : (executor) -> false;
 	}
 
 	// Static, as a post-processor must be: it is made before this configuration's other beans.

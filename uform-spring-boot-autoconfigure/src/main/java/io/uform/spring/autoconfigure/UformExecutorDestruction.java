@@ -1,6 +1,11 @@
 package io.uform.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Set;
 
 import org.apache.commons.logging.Log;
@@ -29,7 +34,17 @@ import io.uform.Executor;
  * executor, so Spring destroys it first: one that awaits termination when destroyed, as Boot's do with
  * {@code spring.task.execution.shutdown.await-termination=true}, lets its {@code @Async} methods end
  * while they can still fork on the uform executors. uform's executors are not
- * {@code java.util.concurrent.Executor}s, so none depends on itself.
+ * {@code java.util.concurrent.Executor}s, so none depends on itself. A bean the uform executor itself
+ * depends on (a {@code @DependsOn}, a customizer that takes a pool) is left out, so that no declared
+ * order is turned round. Those beans, and the beans that depend on them, are so destroyed before the
+ * first uform executor, which may be earlier than without the starter: a bean that uses one of them at
+ * its own destruction should declare that dependency, as Spring asks anyway.
+ *
+ * <h2>Only where the context will call back</h2>
+ * Spring destroys only the beans it registered for destruction: not a {@code FactoryBean}'s product,
+ * a singleton registered by hand, or a bean made before this post-processor was (one a user's
+ * post-processor takes). {@link #freesWhenDestroyed} tells the lifecycle which executors this will
+ * free, and it frees the others at its phase, as it did before the late free.
  *
  * <h2>A failed refresh</h2>
  * A refresh that fails after an executor was made but before the lifecycles started (a later bean's
@@ -54,6 +69,14 @@ final class UformExecutorDestruction implements DestructionAwareBeanPostProcesso
 
 	private ConfigurableListableBeanFactory beanFactory;
 
+	/**
+	 * The executors Spring will call {@link #postProcessBeforeDestruction} for: it asks
+	 * {@link #requiresDestruction} as it registers a bean for destruction, and only then. By identity,
+	 * read by the lifecycles' stop threads.
+	 */
+	private final Set<Executor> registered = Collections
+		.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+
 	UformExecutorDestruction(Environment environment) {
 		this.environment = environment;
 	}
@@ -71,7 +94,9 @@ final class UformExecutorDestruction implements DestructionAwareBeanPostProcesso
 			// By definition, not instance: no bean is made early for this, and ones made later count too.
 			for (String executor : this.beanFactory.getBeanNamesForType(java.util.concurrent.Executor.class, true,
 					false)) {
-				this.beanFactory.registerDependentBean(beanName, executor);
+				if (!dependsOn(beanName, executor)) {
+					this.beanFactory.registerDependentBean(beanName, executor);
+				}
 			}
 		}
 		return bean;
@@ -97,10 +122,47 @@ final class UformExecutorDestruction implements DestructionAwareBeanPostProcesso
 			}
 			UformExecutorLifecycle.freeWhenDestroyed(beanName, executor, shutdown, phaseTimeout);
 		}
+		if (bean instanceof Executor executor) {
+			this.registered.remove(executor);
+		}
 	}
 
 	@Override
 	public boolean requiresDestruction(Object bean) {
-		return bean instanceof Executor;
+		if (bean instanceof Executor executor) {
+			this.registered.add(executor);
+			return true;
+		}
+		return false;
+	}
+
+	/**
+	 * Whether the context will free this executor when it destroys its bean: Spring registered the bean
+	 * for destruction with this post-processor (see the class comment). Where not, its lifecycle frees it.
+	 * @param executor an executor bean
+	 * @return {@code true} when {@link #postProcessBeforeDestruction} will be called for it
+	 */
+	boolean freesWhenDestroyed(Executor executor) {
+		return this.registered.contains(executor);
+	}
+
+	/** Whether {@code bean} depends on {@code other}, directly or through beans it depends on. */
+	private boolean dependsOn(String bean, String other) {
+		Set<String> seen = new HashSet<>();
+		Deque<String> next = new ArrayDeque<>();
+		next.add(bean);
+		while (!next.isEmpty()) {
+			String name = next.poll();
+			if (!seen.add(name)) {
+				continue;
+			}
+			for (String dependency : this.beanFactory.getDependenciesForBean(name)) {
+				if (dependency.equals(other)) {
+					return true;
+				}
+				next.add(dependency);
+			}
+		}
+		return false;
 	}
 }

@@ -1,6 +1,7 @@
 package io.uform.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.function.Predicate;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,7 +34,10 @@ import io.uform.UformException;
  * {@code java.util.concurrent.Executor} bean of the context: Boot's {@code applicationTaskExecutor}
  * with {@code spring.task.execution.shutdown.await-termination=true} waits for its {@code @Async}
  * methods only when it is destroyed, and those may still fork on the uform executor. Without
- * {@code await-termination} the executor is freed here at once, its queued calls dropped.
+ * {@code await-termination} the executor is freed here at once, its queued calls dropped; and it is
+ * freed here within the period, as a lifecycle made with the public constructor always does, where
+ * the context will not destroy it through {@link UformExecutorDestruction} (a {@code FactoryBean}'s
+ * product, a bean made before the post-processors).
  *
  * <h2>Stop without close</h2>
  * A context stopped and started again ({@code stop()}/{@code start()}, as checkpoint and restore
@@ -77,6 +81,9 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 
 	private final @Nullable Duration phaseTimeout;
 
+	/** Whether the context frees the executor when it destroys its bean; else a close frees it here. */
+	private final Predicate<Executor> freedWhenDestroyed;
+
 	private volatile boolean running;
 
 	/** Set by this context's {@link ContextClosedEvent}: from then on a stop shuts down. */
@@ -97,6 +104,17 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 	 */
 	public UformExecutorLifecycle(String beanName, Executor executor, UformProperties.Shutdown shutdown,
 			@Nullable Duration phaseTimeout) {
+		this(beanName, executor, shutdown, phaseTimeout, (made) -> false);
+	}
+
+	/**
+	 * Makes the lifecycle of one executor bean that a close may leave for the context's bean destruction
+	 * to free (see the class comment).
+	 * @param freedWhenDestroyed whether the context will free the executor when it destroys its bean
+	 */
+	UformExecutorLifecycle(String beanName, Executor executor, UformProperties.Shutdown shutdown,
+			@Nullable Duration phaseTimeout, Predicate<Executor> freedWhenDestroyed) {
+		this.freedWhenDestroyed = freedWhenDestroyed;
 		this.beanName = beanName;
 		this.executor = executor;
 		this.shutdown = shutdown;
@@ -180,11 +198,12 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 	/**
 	 * A close: refuses new deferred calls and lets the submitted ones finish within the period; the
 	 * executor stays forkable until its bean is destroyed (see the class comment). Without
-	 * {@code await-termination}, or when a call is still running at the end of the period, it is freed
-	 * now instead.
+	 * {@code await-termination}, where the context will not free it when it destroys it, or when a call
+	 * is still running at the end of the period, it is freed now instead.
 	 */
 	private void shutDown() {
-		if (!this.shutdown.isAwaitTermination()) {
+		if (!this.shutdown.isAwaitTermination() || !this.freedWhenDestroyed.test(this.executor)) {
+			// Nothing would free it later: freed now, within the period.
 			free();
 			return;
 		}

@@ -38,7 +38,7 @@ import io.uform.UformException;
  * <li><b>DOWN</b>, with a {@code reason} naming what: an executor bean was freed, or refuses new
  * deferred calls, while the application runs (its state is {@code FREED} or {@code CLOSING} and the
  * context has not begun closing or stopping: someone called {@code free()} or
- * {@code refuseDeferred()} on it, and it serves no more work until the application restarts); a device
+ * {@code refuseDeferred()} on it, and it serves no more deferred calls until the application restarts); a device
  * an executor holds is no longer listed at its ordinal, or reading it ({@link Uform#gpuReadings(int)})
  * fails; the mesh was freed while the application runs.</li>
  * <li><b>OUT_OF_SERVICE</b>, with a {@code reason}: the context is closing (or was stopped) and has
@@ -144,7 +144,8 @@ public class UformHealthIndicator extends AbstractHealthIndicator
 				}
 				else {
 					faults.add("executor '" + name + "' (" + statistics.name() + ") refuses new deferred calls while "
-							+ "the application runs (refuseDeferred() was called): it is on its way to being freed");
+							+ "the application runs (refuseDeferred() was called, or a free() is under way): it is on its way to "
+							+ "being freed");
 				}
 				return;
 			}
