@@ -113,9 +113,10 @@ public final class UformAutoConfiguration {
 	@ConditionalOnBean(name = RAM_EXECUTOR_BEAN_NAME)
 	@ConditionalOnMissingBean(name = "uformRamExecutorLifecycle")
 	UformExecutorLifecycle uformRamExecutorLifecycle(@Qualifier(RAM_EXECUTOR_BEAN_NAME) Executor executor,
-			UformProperties properties, Environment environment, ObjectProvider<UformExecutorDestruction> destruction) {
+			UformProperties properties, Environment environment,
+			ObjectProvider<UformExecutorDestruction> destruction) {
 		return new UformExecutorLifecycle(RAM_EXECUTOR_BEAN_NAME, executor, properties.getShutdown(),
-				shutdownPhaseTimeout(environment), freedWhenDestroyed(destruction));
+				shutdownPhaseTimeout(environment), freedWhenDestroyed(destruction, RAM_EXECUTOR_BEAN_NAME));
 	}
 
 	@Bean
@@ -155,9 +156,10 @@ public final class UformAutoConfiguration {
 	@ConditionalOnBean(name = VRAM_EXECUTOR_BEAN_NAME)
 	@ConditionalOnMissingBean(name = "uformVramExecutorLifecycle")
 	UformExecutorLifecycle uformVramExecutorLifecycle(@Qualifier(VRAM_EXECUTOR_BEAN_NAME) Executor executor,
-			UformProperties properties, Environment environment, ObjectProvider<UformExecutorDestruction> destruction) {
+			UformProperties properties, Environment environment,
+			ObjectProvider<UformExecutorDestruction> destruction) {
 		return new UformExecutorLifecycle(VRAM_EXECUTOR_BEAN_NAME, executor, properties.getShutdown(),
-				shutdownPhaseTimeout(environment), freedWhenDestroyed(destruction));
+				shutdownPhaseTimeout(environment), freedWhenDestroyed(destruction, VRAM_EXECUTOR_BEAN_NAME));
 	}
 
 	@Bean
@@ -222,9 +224,11 @@ public final class UformAutoConfiguration {
 	}
 
 	/** Which executors the context frees when it destroys them; none without the post-processor. */
-	private static Predicate<Executor> freedWhenDestroyed(ObjectProvider<UformExecutorDestruction> destruction) {
+	private static Predicate<Executor> freedWhenDestroyed(ObjectProvider<UformExecutorDestruction> destruction,
+			String beanName) {
 		UformExecutorDestruction available = destruction.getIfAvailable();
-		return (available != null) ? available::freesWhenDestroyed : (executor) -> false;
+		return (available != null) ? (executor) -> available.freesWhenDestroyed(beanName, executor)
+				: (executor) -> false;
 	}
 
 	// Static, as a post-processor must be: it is made before this configuration's other beans.

@@ -138,12 +138,16 @@ final class UformExecutorDestruction implements DestructionAwareBeanPostProcesso
 
 	/**
 	 * Whether the context will free this executor when it destroys its bean: Spring registered the bean
-	 * for destruction with this post-processor (see the class comment). Where not, its lifecycle frees it.
-	 * @param executor an executor bean
-	 * @return {@code true} when {@link #postProcessBeforeDestruction} will be called for it
+	 * for destruction with this post-processor (see the class comment), as the singleton of that name.
+	 * Where not, its lifecycle frees it: a bean destroyed under another name (the one it is an alias
+	 * of) or by a scope, which may never call back, is no bean this frees.
+	 * @param beanName the executor's bean name, one of the starter's
+	 * @param executor the executor
+	 * @return {@code true} when {@link #postProcessBeforeDestruction} will be called for it under that name
 	 */
-	boolean freesWhenDestroyed(Executor executor) {
-		return this.registered.contains(executor);
+	boolean freesWhenDestroyed(String beanName, Executor executor) {
+		return this.registered.contains(executor) && this.beanFactory != null
+				&& this.beanFactory.containsSingleton(beanName) && this.beanFactory.getSingleton(beanName) == executor;
 	}
 
 	/** Whether {@code bean} depends on {@code other}, directly or through beans it depends on. */

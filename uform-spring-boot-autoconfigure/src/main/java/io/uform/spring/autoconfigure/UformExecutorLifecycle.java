@@ -46,7 +46,9 @@ import io.uform.UformException;
  * {@link ContextClosedEvent} came first (Spring publishes it before it stops the lifecycles of a
  * closing context), or when no {@link ContextRefreshedEvent} came yet: a refresh that fails while
  * the lifecycles start (a later lifecycle bean's {@code start()} throws) stops them without a close
- * event, and that context never starts again.
+ * event, and that context never starts again. A context stopped and then closed does not stop its
+ * lifecycles again: the close event frees the executor within the period where the context will not
+ * free it when it destroys its bean.
  *
  * <h2>Phase</h2>
  * {@link #PHASE} is just below Spring Boot's web server graceful-shutdown phase
@@ -143,6 +145,11 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 		}
 		if (event instanceof ContextClosedEvent) {
 			this.closing = true;
+			if (this.refreshed && !this.running && !this.freedWhenDestroyed.test(this.executor)) {
+				// Stopped before the close: Spring does not stop it again, and nothing else frees this
+				// executor (the context does not destroy it through UformExecutorDestruction).
+				free();
+			}
 		}
 		else if (event instanceof ContextRefreshedEvent) {
 			this.refreshed = true;

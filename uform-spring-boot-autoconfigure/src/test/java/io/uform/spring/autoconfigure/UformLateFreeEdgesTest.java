@@ -74,13 +74,18 @@ class UformLateFreeEdgesTest {
 	 */
 	@Test
 	void anExecutorMadeBeforeThePostProcessorsIsFreedWithinThePeriodAtItsPhase() throws Exception {
+		assertCloseEndsDespiteAForkInProgress(TakesTheExecutorEarly.class);
+	}
+
+	/** With a fork in progress that never ends by itself, the close ends, within the period, freeing it. */
+	private void assertCloseEndsDespiteAForkInProgress(Class<?> configuration) throws Exception {
 		CountDownLatch forking = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
 		Executor[] made = new Executor[1];
 		boolean[] closed = new boolean[1];
 		try {
 			this.contextRunner.withPropertyValues("uform.shutdown.await-termination-period=300ms")
-				.withUserConfiguration(TakesTheExecutorEarly.class)
+				.withUserConfiguration(configuration)
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
 					made[0] = context.getBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, Executor.class);
@@ -103,6 +108,48 @@ class UformLateFreeEdgesTest {
 		finally {
 			release.countDown();
 		}
+	}
+
+	/**
+	 * An executor bean whose name {@code uformRamExecutor} is an alias: Spring destroys it under its own
+	 * name, which is no name the starter frees, and its inferred {@code close()}, an unbounded free,
+	 * would wait for a fork in progress for ever.
+	 */
+	@Test
+	void anExecutorBeanAliasedUformRamExecutorIsFreedWithinThePeriodAtItsPhase() throws Exception {
+		assertCloseEndsDespiteAForkInProgress(AliasedExecutor.class);
+	}
+
+	/** An executor in a scope that never calls back for its destruction (Spring's thread scope). */
+	@Test
+	void anExecutorInAScopeThatNeverDestroysItIsFreedAtItsPhase() throws Exception {
+		Executor[] made = new Executor[1];
+		this.contextRunner
+			.withInitializer((context) -> context.getBeanFactory()
+				.registerScope("thread", new org.springframework.context.support.SimpleThreadScope()))
+			.withUserConfiguration(ThreadScopedExecutor.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				made[0] = context.getBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, Executor.class);
+				made[0].forThreads((thread, colocation) -> {
+				});
+			});
+		assertThat(made[0].statistics().state()).isEqualTo(Executor.State.FREED);
+		assertThat(UformThreads.awaitNoneOwnedBy(made[0].name(), Duration.ofSeconds(5))).isEmpty();
+	}
+
+	/** Stopped, then closed: Spring does not stop the lifecycle again, and never destroys the product. */
+	@Test
+	void aContextStoppedThenClosedFreesAnExecutorSpringNeverDestroys() throws Exception {
+		Executor[] made = new Executor[1];
+		this.contextRunner.withBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, RamExecutorFactory.class)
+			.run((context) -> {
+				made[0] = context.getBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, Executor.class);
+				context.getSourceApplicationContext().stop();
+				assertThat(made[0].statistics().state()).as("a stop only drains").isEqualTo(Executor.State.RUNNING);
+			});
+		assertThat(made[0].statistics().state()).isEqualTo(Executor.State.FREED);
+		assertThat(UformThreads.awaitNoneOwnedBy(made[0].name(), Duration.ofSeconds(5))).isEmpty();
 	}
 
 	@Test
@@ -145,6 +192,25 @@ class UformLateFreeEdgesTest {
 		static BeanPostProcessor takesTheUformExecutor(Executor uform) {
 			return new BeanPostProcessor() {
 			};
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class AliasedExecutor {
+
+		@Bean(name = { "grid", UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME })
+		Executor grid() {
+			return Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ThreadScopedExecutor {
+
+		@Bean(name = UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, destroyMethod = "free")
+		@org.springframework.context.annotation.Scope("thread")
+		Executor uformRamExecutor() {
+			return Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
 		}
 	}
 
