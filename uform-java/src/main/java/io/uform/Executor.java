@@ -156,7 +156,7 @@ public final class Executor implements AutoCloseable {
 		UformException.requireArgument(config, "config", "pass ExecutorForRamConfig.defaults() to derive every field");
 		HostPlacement placement = HostPlacement.resolve(config, NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
-		return new Executor(Kind.RAM, placement, ThreadPinner.system(), threadStart, null);
+		return new Executor(Kind.RAM, placement, ThreadPinner.forWorkers(), threadStart, null);
 	}
 
 	/**
@@ -202,7 +202,7 @@ public final class Executor implements AutoCloseable {
 		VramPlan plan = VramPlan.of(config, devices, Path.of("/"), runtimes);
 		HostPlacement placement = HostPlacement.resolve(plan.hostConfig, NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
-		return new Executor(Kind.VRAM, placement, ThreadPinner.system(), Thread::start, plan);
+		return new Executor(Kind.VRAM, placement, ThreadPinner.forWorkers(), Thread::start, plan);
 	}
 
 	/**

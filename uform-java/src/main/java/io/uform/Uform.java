@@ -42,10 +42,11 @@ public final class Uform {
 
 	/**
 	 * Does now, on the calling thread, the one-time work of the first executor that does not depend on
-	 * its configuration: binding the native calls for thread pinning (loading JNA and libc, the most
-	 * expensive part, 80-190 ms in a cold JVM) and reading the CPU's flags, both kept for the life of
-	 * the process, and loading the classes that read the NUMA topology (which each executor reads
-	 * again, since the CPUs a process may use can change). The first {@link Executor#forRam} that
+	 * its configuration: reading the CPU's flags, kept for the life of the process; loading the classes
+	 * that read the NUMA topology (which each executor reads again, since the CPUs a process may use can
+	 * change); and, on a machine with more than one NUMA domain, binding the native calls for thread
+	 * pinning (loading JNA and libc, 80-190 ms in a cold JVM). With one domain no worker needs that call
+	 * (it already runs on its domain's CPUs), and nothing binds it. The first {@link Executor#forRam} that
 	 * follows skips that work. Call it from a background thread early in an application's start (the
 	 * Spring Boot starter does, as Boot's own background preinitialization does for its classes);
 	 * calling it is never needed, and calling it again, or from several threads at once, binds and
@@ -54,9 +55,12 @@ public final class Uform {
 	 */
 	public static void preinitialize() {
 		try {
-			ThreadPinner.system();
 			CpuClasses.system();
-			NumaTopology.system();
+			// Workers call sched_setaffinity only where their inherited mask reaches outside their
+			// domain, which takes more than one domain: bind it then, and spare one-domain machines JNA.
+			if (NumaTopology.system().domains().size() > 1) {
+				ThreadPinner.system();
+			}
 		}
 		catch (RuntimeException ex) {
 			// The executor that needs what failed here meets the failure again, and reports it.

@@ -13,16 +13,16 @@ import java.util.concurrent.TimeUnit;
  * what one JVM cannot test on itself: a small heap, JVM exit, several processes meeting in a mesh. A
  * child that outlives its time is killed, so a hang fails the test instead of stalling the build.
  */
-final class ChildJvm {
+public final class ChildJvm {
 
 	/** What a child printed and how it ended. */
-	record Result(int exitCode, String output) {
+	public record Result(int exitCode, String output) {
 	}
 
 	private ChildJvm() {
 	}
 
-	static Result run(Class<?> main, List<String> jvmOptions, long timeoutSeconds) throws IOException, InterruptedException {
+	public static Result run(Class<?> main, List<String> jvmOptions, long timeoutSeconds) throws IOException, InterruptedException {
 		return start(main, jvmOptions, List.of()).await(timeoutSeconds);
 	}
 
@@ -34,7 +34,7 @@ final class ChildJvm {
 	 * @param args the program's arguments
 	 * @return the running child
 	 */
-	static Running start(Class<?> main, List<String> jvmOptions, List<String> args) throws IOException {
+	public static Running start(Class<?> main, List<String> jvmOptions, List<String> args) throws IOException {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		// As the test JVM itself runs: JNA loads native code, which Java 22+ warns about otherwise.
@@ -49,7 +49,7 @@ final class ChildJvm {
 	}
 
 	/** A child that runs; its output is read as it comes, so a chatty child never blocks on a full pipe. */
-	static final class Running {
+	public static final class Running {
 
 		private final Class<?> main;
 
@@ -80,19 +80,19 @@ final class ChildJvm {
 		}
 
 		/** The child's process, for its pid. */
-		Process process() {
+		public Process process() {
 			return this.process;
 		}
 
 		/** What the child printed so far. */
-		String output() {
+		public String output() {
 			synchronized (this.output) {
 				return this.output.toString();
 			}
 		}
 
 		/** Waits for the child to end; kills it and fails past the limit. */
-		Result await(long timeoutSeconds) throws InterruptedException {
+		public Result await(long timeoutSeconds) throws InterruptedException {
 			if (!this.process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
 				kill();
 				throw new AssertionError(this.main.getSimpleName() + " did not end within " + timeoutSeconds
@@ -103,7 +103,7 @@ final class ChildJvm {
 		}
 
 		/** Kills the child (SIGKILL) by its pid, if it still runs, and waits for it to be gone. */
-		void kill() throws InterruptedException {
+		public void kill() throws InterruptedException {
 			if (this.process.isAlive()) {
 				this.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 			}

@@ -31,6 +31,10 @@ final class CudaLibrary {
 	 * @throws DriverCallException when JNA cannot load its own native part
 	 */
 	static Optional<CudaLibrary> open() {
+		// Without any sign of a driver, JNA (100-200 ms of CPU to load) is not loaded to look for one.
+		if (!NvidiaDriverFiles.mayBePresent()) {
+			return Optional.empty();
+		}
 		try {
 			// Touch JNA's native dispatch first, so that a JNA that cannot load (noexec temp dir,
 			// unsupported platform) is reported as such and not mistaken for "no NVIDIA driver".

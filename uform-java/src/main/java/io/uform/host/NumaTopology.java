@@ -100,7 +100,13 @@ public final class NumaTopology {
 		return new NumaTopology(List.of(new NumaDomain(0, cpus)), "no NUMA nodes in sysfs; one domain", quota);
 	}
 
-	private static Optional<int[]> allowedCpus(Path status) {
+	/**
+	 * The {@code Cpus_allowed_list} of a {@code status} file of {@code /proc}: the affinity mask of the
+	 * thread (for {@code thread-self}) or process it describes.
+	 * @param status the file
+	 * @return the CPUs, ascending; empty when the file or the line cannot be read, or lists none
+	 */
+	static Optional<int[]> allowedCpus(Path status) {
 		if (!Files.isReadable(status)) {
 			return Optional.empty();
 		}

@@ -52,4 +52,14 @@ public interface ThreadPinner {
 	public static ThreadPinner system() {
 		return SystemThreadPinner.INSTANCE;
 	}
+
+	/**
+	 * The pinner an executor's workers use: none pins where its inherited mask already lies within
+	 * its domain, which takes a file read and no native call; the others pin through
+	 * {@link #system()}, bound the first time one needs it.
+	 * @return the pinner
+	 */
+	public static ThreadPinner forWorkers() {
+		return InheritedAffinityPinner.INSTANCE;
+	}
 }

@@ -5,14 +5,16 @@ import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitial
 import io.uform.Uform;
 
 /**
- * Discovers the GPUs ({@link Uform#gpuDevices()}), binds uform's native calls (JNA and libc, for
- * thread pinning) and reads the CPU's classes on Spring Boot's {@code background-preinit} thread,
+ * Discovers the GPUs ({@link Uform#gpuDevices()}), binds uform's native calls where they will be
+ * needed (JNA and libc, for thread pinning on a machine with several NUMA domains) and reads the CPU's
+ * classes on Spring Boot's {@code background-preinit} thread,
  * while the main thread prepares the context, so that neither the {@code uform.vram.enabled=auto}
  * condition nor the RAM executor bean pays for them on the main thread: {@link Uform#preinitialize()}
  * and discovery.
  *
  * <p>Discovery comes first: the condition, evaluated while the auto-configurations are parsed, needs
- * it before the executor beans are made; it loads JNA, which the thread pinning then reuses. It may
+ * it before the executor beans are made; where there is a sign of an NVIDIA driver it loads JNA, which
+ * the thread pinning then reuses. It may
  * run here, unlike in {@link Uform#preinitialize()}, because Boot runs this after the environment
  * post-processors, so {@code uform.devices.simulated} has been applied by then. It runs whatever
  * {@code uform.vram.enabled} says (the environment is not known here): the metrics, the endpoint and
