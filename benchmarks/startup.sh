@@ -17,6 +17,9 @@
 #   foreground (not run by default) the starter with -Dio.uform.backgroundpreinitializer.ignore=true:
 #            uform's background preinitializer off (Boot's own still on), so JNA is bound on the main
 #            thread when the RAM executor is made; with - foreground is what it saves
+#   baseline (not run by default) with, but with the jars of another build of uform in BASELINE (a
+#            directory of jars named as the class path's, e.g. uform-java-0.1.0-SNAPSHOT.jar): a
+#            change measured side by side with the code before it, in the same rounds
 #   without-cds, with-cds (not run by default) without and with, each from an application class-data
 #            sharing archive of its own (Spring Boot's documented way to start faster): one training
 #            run per variant writes it (-XX:ArchiveClassesAtExit), every measured run maps it
@@ -43,6 +46,7 @@
 #   JAVA_HOME          the JDK to build and run with (else `java` on PATH); the classes are built for
 #                      Java 17, so one build runs on 17 and 25 alike
 #   MAVEN_ARGS=-o      (Maven 3.9's own variable) build offline
+#   BASELINE=dir       the jars the baseline variant takes in place of the same-named ones of `with`
 #   STARTUP_LIB=dir:dir  where to find, by file name, the class path's jars that are not at the paths
 #                      the build wrote (on another machine, without ~/.m2: scripts/device-run.sh)
 #
@@ -117,6 +121,28 @@ stage() {
 }
 CP_WITH=$(stage "$TARGET/classpath-with-uform.txt")
 CP_WITHOUT=$(stage "$TARGET/classpath-without-uform.txt")
+# The baseline: the with class path, each jar that BASELINE has by name taken from there (copied too).
+if [[ " ${VARIANT_LIST[*]} " == *" baseline "* ]]; then
+	if [[ -z "${BASELINE:-}" || ! -d "$BASELINE" ]]; then
+		echo "the baseline variant needs BASELINE, a directory of the other build's jars (${BASELINE:-unset})" >&2
+		exit 1
+	fi
+	mkdir -p "$WORK/baseline"
+	CP_BASELINE="" replaced=0
+	IFS=: read -r -a with_entries <<< "$CP_WITH"
+	for entry in "${with_entries[@]}"; do
+		if [[ -f "$BASELINE/$(basename "$entry")" ]]; then
+			cp "$BASELINE/$(basename "$entry")" "$WORK/baseline/"
+			entry="$WORK/baseline/$(basename "$entry")"
+			replaced=$((replaced + 1))
+		fi
+		CP_BASELINE="${CP_BASELINE:+$CP_BASELINE:}$entry"
+	done
+	if (( replaced == 0 )); then
+		echo "BASELINE ($BASELINE) has none of the with class path's jars by name" >&2
+		exit 1
+	fi
+fi
 if [[ "$CP_WITHOUT" == *uform-java* || "$CP_WITHOUT" == *uform-spring-boot* || "$CP_WITH" != *uform-spring-boot-autoconfigure* ]]; then
 	echo "class paths are not what they should be (without: no uform jar; with: the auto-configuration)" >&2
 	exit 1
@@ -152,6 +178,9 @@ mkdir -p "$OUT/logs"
 		echo "commit: $(git -C "$ROOT" rev-parse HEAD) ($(git -C "$ROOT" status --porcelain | wc -l) changed or untracked paths)"
 	fi
 	echo "settings: RUNS=$RUNS WARMUP=$WARMUP VARIANTS=${VARIANT_LIST[*]} JVM flags: ${JVM_FLAGS[*]}"
+	if [[ -n "${CP_BASELINE:-}" ]]; then
+		echo "baseline: with, these jars from $BASELINE: $(ls "$WORK/baseline" | tr '\n' ' ')"
+	fi
 	echo "only with the starter: $(tr ':' '\n' < "$TARGET/classpath-with-uform.txt" | grep -vxF -f <(tr ':' '\n' < "$TARGET/classpath-without-uform.txt") | xargs -n1 basename | tr '\n' ' ')"
 	echo "load before: $(cat /proc/loadavg 2>/dev/null || uptime)"
 } > "$OUT/machine.txt"
@@ -164,6 +193,7 @@ run_one() {
 	case "$variant" in
 		without) cp=$CP_WITHOUT ;;
 		with) ;;
+		baseline) cp=$CP_BASELINE ;;
 		novram) args=(--uform.vram.enabled=false) ;;
 		simgpu) jvm+=(-Duform.devices.simulated=1) ;;
 		foreground) jvm+=(-Dio.uform.backgroundpreinitializer.ignore=true) ;;
@@ -193,7 +223,7 @@ run_one() {
 	local beans=${field[uform_beans]}
 	case "$variant" in
 		without | without-cds) [[ "$beans" == "-" ]] ;;
-		with | with-cds) [[ ",$beans," == *,uformRamExecutor,* ]] ;;
+		with | with-cds | baseline) [[ ",$beans," == *,uformRamExecutor,* ]] ;;
 		novram) [[ ",$beans," == *,uformRamExecutor,* && ",$beans," != *,uformVramExecutor,* ]] ;;
 		simgpu) [[ ",$beans," == *,uformRamExecutor,* && ",$beans," == *,uformVramExecutor,* ]] ;;
 		foreground) [[ ",$beans," == *,uformRamExecutor,* ]] ;;
@@ -277,7 +307,8 @@ for metric, what in (("ready_ms", "JVM uptime at ApplicationReadyEvent (primary)
              ("with", "novram", "GPU discovery alone"), ("simgpu", "without", "starter, simulated GPU"),
              ("foreground", "without", "starter, no background preinitialization"),
              ("with", "foreground", "uform's background preinitialization"),
-             ("with-cds", "without-cds", "starter, both from an application CDS archive")]
+             ("with-cds", "without-cds", "starter, both from an application CDS archive"),
+             ("baseline", "without", "the baseline's starter"), ("with", "baseline", "this build against the baseline")]
     for a, b, label in pairs:
         if a not in by[metric] or b not in by[metric]:
             continue
