@@ -44,9 +44,9 @@ public final class Uform {
 	 * Does now, on the calling thread, the one-time work of the first executor that does not depend on
 	 * its configuration: reading the CPU's flags, kept for the life of the process; loading the classes
 	 * that read the NUMA topology (which each executor reads again, since the CPUs a process may use can
-	 * change); and, on a machine with more than one NUMA domain, binding the native calls for thread
-	 * pinning (loading JNA and libc, 80-190 ms in a cold JVM). With one domain no worker needs that call
-	 * (it already runs on its domain's CPUs), and nothing binds it. The first {@link Executor#forRam} that
+	 * change); and, on a machine with more than one NUMA node, binding the native calls for thread
+	 * pinning (loading JNA and libc, 100-200 ms of CPU in a cold JVM). With one node no worker needs that
+	 * call (it already runs on its domain's CPUs), and nothing binds it. The first {@link Executor#forRam} that
 	 * follows skips that work. Call it from a background thread early in an application's start (the
 	 * Spring Boot starter does, as Boot's own background preinitialization does for its classes);
 	 * calling it is never needed, and calling it again, or from several threads at once, binds and
@@ -56,9 +56,9 @@ public final class Uform {
 	public static void preinitialize() {
 		try {
 			CpuClasses.system();
-			// Workers call sched_setaffinity only where their inherited mask reaches outside their
-			// domain, which takes more than one domain: bind it then, and spare one-domain machines JNA.
-			if (NumaTopology.system().domains().size() > 1) {
+			// Workers call sched_setaffinity only on a machine with several NUMA nodes (see
+			// ThreadPinner.forWorkers): bind it there, and spare one-node machines JNA.
+			if (NumaTopology.system().machineNodes() > 1) {
 				ThreadPinner.system();
 			}
 		}

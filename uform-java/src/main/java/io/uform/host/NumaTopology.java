@@ -1,6 +1,7 @@
 package io.uform.host;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,10 +43,13 @@ public final class NumaTopology {
 
 	private final Optional<CpuQuota> cpuQuota;
 
-	private NumaTopology(List<NumaDomain> domains, String source, Optional<CpuQuota> cpuQuota) {
+	private final int machineNodes;
+
+	private NumaTopology(List<NumaDomain> domains, String source, Optional<CpuQuota> cpuQuota, int machineNodes) {
 		this.domains = List.copyOf(domains);
 		this.source = source;
 		this.cpuQuota = cpuQuota;
+		this.machineNodes = machineNodes;
 	}
 
 	/**
@@ -72,6 +76,7 @@ public final class NumaTopology {
 				: root.resolve("proc/self/status"));
 		Optional<CpuQuota> quota = CgroupCpuQuota.read(root);
 		List<NumaDomain> domains = new ArrayList<>();
+		int machineNodes = 0;
 		if (Files.isDirectory(nodeRoot)) {
 			try (Stream<Path> entries = Files.list(nodeRoot)) {
 				for (Path entry : (Iterable<Path>) entries.sorted()::iterator) {
@@ -79,6 +84,9 @@ public final class NumaTopology {
 					Path cpulist = entry.resolve("cpulist");
 					if (matcher.matches() && Files.isReadable(cpulist)) {
 						int[] cpus = CpuList.parse(Files.readString(cpulist));
+						if (cpus.length > 0) {
+							machineNodes++;
+						}
 						if (allowed.isPresent()) {
 							cpus = intersect(cpus, allowed.get());
 						}
@@ -94,10 +102,11 @@ public final class NumaTopology {
 		}
 		if (!domains.isEmpty()) {
 			domains.sort((a, b) -> Integer.compare(a.id(), b.id()));
-			return new NumaTopology(domains, nodeRoot.toString(), quota);
+			return new NumaTopology(domains, nodeRoot.toString(), quota, machineNodes);
 		}
 		int[] cpus = allowed.orElseGet(() -> rangeOf(fallbackCpus));
-		return new NumaTopology(List.of(new NumaDomain(0, cpus)), "no NUMA nodes in sysfs; one domain", quota);
+		return new NumaTopology(List.of(new NumaDomain(0, cpus)), "no NUMA nodes in sysfs; one domain", quota,
+				Math.max(1, machineNodes));
 	}
 
 	/**
@@ -110,7 +119,9 @@ public final class NumaTopology {
 		if (!Files.isReadable(status)) {
 			return Optional.empty();
 		}
-		try (Stream<String> lines = Files.lines(status)) {
+		// Not UTF-8: the first line is the thread's name, which the JVM cuts to 15 bytes, through a
+		// character where the name is not ASCII; the line read here is ASCII either way.
+		try (Stream<String> lines = Files.lines(status, StandardCharsets.ISO_8859_1)) {
 			return lines.filter((line) -> line.startsWith("Cpus_allowed_list:"))
 				.findFirst()
 				.map((line) -> CpuList.parse(line.substring(line.indexOf(':') + 1)))
@@ -129,6 +140,16 @@ public final class NumaTopology {
 		int[] cpus = new int[Math.max(1, count)];
 		Arrays.setAll(cpus, (i) -> i);
 		return cpus;
+	}
+
+	/**
+	 * How many NUMA nodes with CPUs the machine has, whatever this process may use of them: a
+	 * process confined to one node of a larger machine (a cpuset) sees one domain, and may be given
+	 * more CPUs later, which pinned workers do not follow.
+	 * @return at least 1; 1 where sysfs has no node directories
+	 */
+	public int machineNodes() {
+		return this.machineNodes;
 	}
 
 	/**

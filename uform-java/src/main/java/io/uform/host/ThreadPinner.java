@@ -54,9 +54,9 @@ public interface ThreadPinner {
 	}
 
 	/**
-	 * The pinner an executor's workers use: none pins where its inherited mask already lies within
-	 * its domain, which takes a file read and no native call; the others pin through
-	 * {@link #system()}, bound the first time one needs it.
+	 * The pinner an executor's workers use: on a machine with one NUMA node none pins where its
+	 * inherited mask already lies within its domain, which takes a file read and no native call; the
+	 * others pin through {@link #system()}, bound the first time one needs it.
 	 * @return the pinner
 	 */
 	public static ThreadPinner forWorkers() {

@@ -36,7 +36,8 @@ class NvidiaDriverFilesTest {
 
 	@Test
 	void theKernelDriversDeviceOrProcEntryIsASign() throws IOException {
-		for (String sign : new String[] { "dev/nvidiactl", "proc/driver/nvidia", "dev/dxg" }) {
+		for (String sign : new String[] { "dev/nvidiactl", "proc/driver/nvidia", "dev/dxg", "dev/nvmap",
+				"dev/nvhost-ctrl-gpu" }) {
 			Path root = Files.createTempDirectory(this.root, "machine");
 			Files.createDirectories(root.resolve(sign).getParent());
 			if (sign.startsWith("proc")) {
@@ -56,10 +57,13 @@ class NvidiaDriverFilesTest {
 	}
 
 	@Test
-	void theLibraryInADefaultDirectoryIsASign() throws IOException {
-		Files.createDirectories(this.root.resolve("usr/lib64"));
-		Files.writeString(this.root.resolve("usr/lib64/libcuda.so.1"), "");
-		assertThat(NvidiaDriverFiles.mayBePresent(this.root, null, null)).isTrue();
+	void theLibraryInADefaultOrMultiarchDirectoryIsASign() throws IOException {
+		for (String directory : new String[] { "usr/lib64", "lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu/tegra" }) {
+			Path root = Files.createTempDirectory(this.root, "machine");
+			Files.createDirectories(root.resolve(directory));
+			Files.writeString(root.resolve(directory).resolve("libcuda.so.1"), "");
+			assertThat(NvidiaDriverFiles.mayBePresent(root, null, null)).as(directory).isTrue();
+		}
 	}
 
 	@Test
@@ -68,6 +72,10 @@ class NvidiaDriverFilesTest {
 		String path = "/nonexistent:" + this.elsewhere;
 		assertThat(NvidiaDriverFiles.mayBePresent(this.root, path, null)).as("LD_LIBRARY_PATH").isTrue();
 		assertThat(NvidiaDriverFiles.mayBePresent(this.root, null, path)).as("jna.library.path").isTrue();
+		assertThat(NvidiaDriverFiles.mayBePresent(this.root, "/nonexistent;" + this.elsewhere, null))
+			.as("LD_LIBRARY_PATH split at ';', as glibc does").isTrue();
+		assertThat(NvidiaDriverFiles.mayBePresent(this.root, "/opt/driver/$LIB", null))
+			.as("a $ token, not resolved here").isTrue();
 	}
 
 	private void cache(String content) throws IOException {

@@ -15,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class NumaTopologyTest {
 
 	@Test
@@ -26,6 +27,43 @@ class NumaTopologyTest {
 		assertThat(topology.cpuQuota()).isEmpty();
 		assertThat(topology.cpuBudget()).isEqualTo(16);
 		assertThat(topology.describe()).contains("node1[4-7,12-15]").endsWith("no cgroup CPU quota");
+		assertThat(topology.machineNodes()).isEqualTo(2);
+	}
+
+	/** The machine's nodes with CPUs, whatever the process may use: a cpuset can grow later. */
+	@Test
+	void aProcessConfinedToOneNodeStillCountsTheMachinesNodes(@TempDir Path root) throws IOException {
+		write(root.resolve("sys/devices/system/node/node0/cpulist"), "0-3\n");
+		write(root.resolve("sys/devices/system/node/node1/cpulist"), "4-7\n");
+		write(root.resolve("sys/devices/system/node/node2/cpulist"), "\n");
+		write(root.resolve("proc/thread-self/status"), "Name:\tmain\nCpus_allowed_list:\t0-3\n");
+		NumaTopology topology = NumaTopology.read(root, 99);
+		assertThat(topology.domains()).extracting(NumaDomain::id).containsExactly(0);
+		assertThat(topology.machineNodes()).as("nodes with CPUs; node2 is memory only").isEqualTo(2);
+		assertThat(NumaTopology.read(Fixtures.root("cgroup-v2-container-no-numa"), 99).machineNodes())
+			.as("no node directories").isEqualTo(1);
+	}
+
+	/**
+	 * The status file's first line is the thread's name, cut by the JVM to 15 bytes, through a
+	 * character where the name is not ASCII: read as UTF-8 it threw, and an executor made on such a
+	 * thread failed to start.
+	 */
+	@Test
+	void aThreadWhoseNameIsCutThroughACharacterStillMakesAnExecutor() throws Exception {
+		AtomicReference<Object> made = new AtomicReference<>();
+		Thread thread = new Thread(() -> {
+			try (io.uform.Executor executor = io.uform.Executor
+				.forRam(io.uform.ExecutorForRamConfig.defaults().withThreads(2))) {
+				made.set(executor.statistics().pinning());
+			}
+			catch (Throwable ex) {
+				made.set(ex);
+			}
+		}, "\u0416\u0416\u0416\u0416\u0416\u0416\u0416\u0416\u0416\u0416\u0416\u0416");
+		thread.start();
+		thread.join(20_000);
+		assertThat(made.get()).isInstanceOf(String.class);
 	}
 
 	@Test

@@ -6,7 +6,7 @@ import io.uform.Uform;
 
 /**
  * Discovers the GPUs ({@link Uform#gpuDevices()}), binds uform's native calls where they will be
- * needed (JNA and libc, for thread pinning on a machine with several NUMA domains) and reads the CPU's
+ * needed (JNA and libc, for thread pinning on a machine with several NUMA nodes) and reads the CPU's
  * classes on Spring Boot's {@code background-preinit} thread,
  * while the main thread prepares the context, so that neither the {@code uform.vram.enabled=auto}
  * condition nor the RAM executor bean pays for them on the main thread: {@link Uform#preinitialize()}
