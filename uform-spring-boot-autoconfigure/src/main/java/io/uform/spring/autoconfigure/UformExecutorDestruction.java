@@ -43,8 +43,10 @@ import io.uform.Executor;
  * <h2>Only where the context will call back</h2>
  * Spring destroys only the beans it registered for destruction: not a {@code FactoryBean}'s product,
  * a singleton registered by hand, or a bean made before this post-processor was (one a user's
- * post-processor takes). {@link #freesWhenDestroyed} tells the lifecycle which executors this will
- * free, and it frees the others at its phase, as it did before the late free.
+ * post-processor takes); a scoped bean only when its scope calls back, which it may never do; and a
+ * bean to which the starter's name is an alias under its own name, which this does not free.
+ * {@link #freesWhenDestroyed} tells the lifecycle which executors this will free, and it frees the
+ * others at its phase, as it did before the late free.
  *
  * <h2>A failed refresh</h2>
  * A refresh that fails after an executor was made but before the lifecycles started (a later bean's

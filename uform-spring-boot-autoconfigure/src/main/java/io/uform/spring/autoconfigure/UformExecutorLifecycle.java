@@ -36,8 +36,9 @@ import io.uform.UformException;
  * methods only when it is destroyed, and those may still fork on the uform executor. Without
  * {@code await-termination} the executor is freed here at once, its queued calls dropped; and it is
  * freed here within the period, as a lifecycle made with the public constructor always does, where
- * the context will not destroy it through {@link UformExecutorDestruction} (a {@code FactoryBean}'s
- * product, a bean made before the post-processors).
+ * the context will not free it through {@link UformExecutorDestruction} (a {@code FactoryBean}'s
+ * product, a bean made before the post-processors, a scoped bean, a bean the starter's name is an
+ * alias of).
  *
  * <h2>Stop without close</h2>
  * A context stopped and started again ({@code stop()}/{@code start()}, as checkpoint and restore
