@@ -77,7 +77,8 @@ final class NvidiaDriverFiles {
 		// Absolute directories of the search paths are the machine's own, not the root's: tests use none.
 		// glibc splits LD_LIBRARY_PATH at ':' and ';' and expands $ORIGIN, $LIB and $PLATFORM: a token
 		// is not worth resolving here, so it counts as a sign.
-		if (ldLibraryPath != null && (ldLibraryPath.indexOf('$') >= 0 || inAnyOf(ldLibraryPath.split("[:;]", -1), true))) {
+		if (ldLibraryPath != null
+				&& (ldLibraryPath.indexOf('$') >= 0 || inAnyOf(ldLibraryPath.split("[:;]", -1), true))) {
 			return true;
 		}
 		if (jnaLibraryPath != null && inAnyOf(jnaLibraryPath.split(java.io.File.pathSeparator), false)) {

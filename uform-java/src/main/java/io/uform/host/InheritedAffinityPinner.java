@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -84,7 +83,7 @@ final class InheritedAffinityPinner implements ThreadPinner {
 			// to the system pinner, which decides as before.
 			return mask;
 		}
-		int[] both = Arrays.stream(mask.get()).filter((cpu) -> Arrays.binarySearch(online, cpu) >= 0).toArray();
+		int[] both = NumaTopology.intersect(mask.get(), online);
 		return (both.length > 0) ? Optional.of(both) : Optional.empty();
 	}
 
@@ -106,19 +105,7 @@ final class InheritedAffinityPinner implements ThreadPinner {
 
 	/** Whether every CPU of {@code mask} (non-empty, ascending) is one of {@code cpus} (ascending). */
 	static boolean within(int[] mask, int[] cpus) {
-		if (mask.length == 0) {
-			return false;
-		}
-		int c = 0;
-		for (int cpu : mask) {
-			while (c < cpus.length && cpus[c] < cpu) {
-				c++;
-			}
-			if (c == cpus.length || cpus[c] != cpu) {
-				return false;
-			}
-		}
-		return true;
+		return mask.length > 0 && NumaTopology.intersect(mask, cpus).length == mask.length;
 	}
 
 	@Override

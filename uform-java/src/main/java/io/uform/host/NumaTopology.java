@@ -132,7 +132,13 @@ public final class NumaTopology {
 		}
 	}
 
-	private static int[] intersect(int[] cpus, int[] allowed) {
+	/**
+	 * The CPUs of one list that another also holds.
+	 * @param cpus CPU ids
+	 * @param allowed CPU ids, ascending
+	 * @return those of {@code cpus} in {@code allowed}, in {@code cpus}' order
+	 */
+	static int[] intersect(int[] cpus, int[] allowed) {
 		return Arrays.stream(cpus).filter((cpu) -> Arrays.binarySearch(allowed, cpu) >= 0).toArray();
 	}
 

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 
 import org.apache.commons.logging.Log;
@@ -93,10 +94,11 @@ final class UformExecutorDestruction implements DestructionAwareBeanPostProcesso
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
 		if (bean instanceof Executor && EXECUTOR_BEANS.contains(beanName) && this.beanFactory != null) {
+			Set<String> dependencies = dependenciesOf(beanName);
 			// By definition, not instance: no bean is made early for this, and ones made later count too.
 			for (String executor : this.beanFactory.getBeanNamesForType(java.util.concurrent.Executor.class, true,
 					false)) {
-				if (!dependsOn(beanName, executor)) {
+				if (!dependencies.contains(executor)) {
 					this.beanFactory.registerDependentBean(beanName, executor);
 				}
 			}
@@ -152,23 +154,16 @@ final class UformExecutorDestruction implements DestructionAwareBeanPostProcesso
 				&& this.beanFactory.containsSingleton(beanName) && this.beanFactory.getSingleton(beanName) == executor;
 	}
 
-	/** Whether {@code bean} depends on {@code other}, directly or through beans it depends on. */
-	private boolean dependsOn(String bean, String other) {
-		Set<String> seen = new HashSet<>();
-		Deque<String> next = new ArrayDeque<>();
-		next.add(bean);
+	/** The beans {@code bean} depends on, directly or through beans it depends on. */
+	private Set<String> dependenciesOf(String bean) {
+		Set<String> found = new HashSet<>();
+		Deque<String> next = new ArrayDeque<>(List.of(this.beanFactory.getDependenciesForBean(bean)));
 		while (!next.isEmpty()) {
 			String name = next.poll();
-			if (!seen.add(name)) {
-				continue;
-			}
-			for (String dependency : this.beanFactory.getDependenciesForBean(name)) {
-				if (dependency.equals(other)) {
-					return true;
-				}
-				next.add(dependency);
+			if (found.add(name)) {
+				next.addAll(List.of(this.beanFactory.getDependenciesForBean(name)));
 			}
 		}
-		return false;
+		return found;
 	}
 }
