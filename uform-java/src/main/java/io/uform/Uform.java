@@ -13,6 +13,24 @@ import io.uform.host.ThreadPinner;
  */
 public final class Uform {
 
+	/**
+	 * The classes every executor's construction, first {@code defer} and {@code free} load, by name
+	 * since several are private to their package or nested. None of their static initialisers starts
+	 * work or binds a native call ({@code Executor}'s starts the idle thread of its {@link java.lang.ref.Cleaner}
+	 * that the first executor would start). {@code PreinitializeLoadsExecutorClassesTest} checks, in a
+	 * fresh JVM, that a first executor made after {@link #preinitialize()} loads none of uform's classes
+	 * that are not here, so that the list cannot fall behind the code.
+	 */
+	private static final String[] EXECUTOR_CLASSES = { "io.uform.ExecutorForRamConfig", "io.uform.ConfigLists",
+			"io.uform.Executor", "io.uform.Executor$Kind", "io.uform.Executor$State", "io.uform.Executor$Resources",
+			"io.uform.ExecutorStatistics", "io.uform.ExecutorOnPoolConfig", "io.uform.Mood", "io.uform.ThreadTask",
+			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.host.HostPlacement",
+			"io.uform.host.ThreadPinner", "io.uform.host.InheritedAffinityPinner",
+			"io.uform.host.InheritedAffinityPinner$OneNode", "io.uform.host.HostPool", "io.uform.host.HostPool$Worker",
+			"io.uform.host.PaddedLong", "io.uform.host.ForkFailure", "io.uform.host.DeferredCalls",
+			"io.uform.host.DeferredCalls$Call", "io.uform.host.DeferredCalls$Outcome", "io.uform.host.DeferredCalls$Dropped",
+			"io.uform.host.DeferredCompletions", "io.uform.host.ExitHooks", "io.uform.gpu.EveryStep" };
+
 	private Uform() {
 	}
 
@@ -44,7 +62,9 @@ public final class Uform {
 	 * Does now, on the calling thread, the one-time work of the first executor that does not depend on
 	 * its configuration: reading the CPU's flags, kept for the life of the process; loading the classes
 	 * that read the NUMA topology (which each executor reads again, since the CPUs a process may use can
-	 * change); and, on a machine with more than one NUMA node, binding the native calls for thread
+	 * change); loading and initialising the classes of an executor's host side (its pool of threads, its
+	 * deferred calls: some 30 classes, 130 KB of bytecode, that a cold JVM reads, verifies and
+	 * initialises in about 20 ms, most of what a first executor costs the thread that makes it); and, on a machine with more than one NUMA node, binding the native calls for thread
 	 * pinning (loading JNA and libc, 100-200 ms of CPU in a cold JVM). With one node no worker needs that
 	 * call (it already runs on its domain's CPUs), and nothing binds it. The first {@link Executor#forRam} that
 	 * follows skips that work. Call it from a background thread early in an application's start (the
@@ -64,6 +84,20 @@ public final class Uform {
 		}
 		catch (RuntimeException ex) {
 			// The executor that needs what failed here meets the failure again, and reports it.
+		}
+		loadExecutorClasses();
+	}
+
+	private static void loadExecutorClasses() {
+		ClassLoader loader = Uform.class.getClassLoader();
+		for (String name : EXECUTOR_CLASSES) {
+			try {
+				Class.forName(name, true, loader);
+			}
+			catch (ClassNotFoundException | LinkageError ex) {
+				// Loaded again, and reported, by the executor that needs it; a name left behind by a rename fails
+				// PreinitializeLoadsExecutorClassesTest.
+			}
 		}
 	}
 
