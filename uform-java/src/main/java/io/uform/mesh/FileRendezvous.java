@@ -76,7 +76,8 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * <li>Write {@code member-<i>}.</li>
  * <li>Poll every {@link #POLL_INTERVAL}: list the directory, read each member record not read yet and
  *     check it agrees with this process (count, {@code gpusPerMultimemDomain}, protocol). Once every
- *     index {@code 0..count-1} has a record, write {@code ready-<i>}; once every index has a
+ *     index {@code 0..count-1} has a record, write {@code ready-<i>} and poll again at once (the
+ *     peers may have written theirs while this process read the records); once every index has a
  *     {@code ready-<j>} of the incarnation whose record was read, the join is complete.</li>
  * </ol>
  * Between two polls a process looks up, every {@link #probeInterval(int)} (2-25 ms, longer for larger
@@ -1105,6 +1106,7 @@ public final class FileRendezvous {
 			String found = null;
 			while (true) {
 				Set<String> names = null;
+				boolean wroteReady = false;
 				try {
 					names = this.files.list();
 					this.listingFailure = null;
@@ -1129,6 +1131,7 @@ public final class FileRendezvous {
 					if (this.seen.size() == this.self.count() && (!this.readyWritten || !names.contains(ready))) {
 						write(ready, marker("ready", this.self, null, null));
 						this.readyWritten = true;
+						wroteReady = true;
 						// Its own ready counts at once: awaited as the lowest one not read yet, it was looked
 						// up and found at the next lookup, an early poll that waited for nothing.
 						this.ready.add(this.self.index());
@@ -1142,6 +1145,14 @@ public final class FileRendezvous {
 				}
 				if (System.nanoTime() - this.deadline >= 0) {
 					throw new Failure(timeout(), true);
+				}
+				if (wroteReady) {
+					// The listing predates this process's ready file and the reading of the records since:
+					// peers that read the same records may have written theirs meanwhile (for the last
+					// process to arrive, reading every other record in cold code takes long enough for
+					// most). One poll at once sees them, instead of a lookup a probe interval later.
+					found = null;
+					continue;
 				}
 				found = waitForNextPoll(awaited(names));
 			}

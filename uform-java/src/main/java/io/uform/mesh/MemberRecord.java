@@ -274,7 +274,7 @@ public record MemberRecord(int protocol, String job, int index, int count, int g
 	static Instant instant(Properties properties, String key) {
 		String value = text(properties, key);
 		try {
-			return Instant.parse(value.trim());
+			return InstantText.parse(value.trim());
 		}
 		catch (DateTimeParseException ex) {
 			throw new IllegalArgumentException("key " + key + " = " + value + " is not an ISO-8601 instant", ex);

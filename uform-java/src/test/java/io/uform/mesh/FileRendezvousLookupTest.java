@@ -1,9 +1,11 @@
 package io.uform.mesh;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -137,6 +139,35 @@ class FileRendezvousLookupTest {
 	}
 
 	/**
+	 * The listing before a process writes its ready file predates the reading of the records since: a
+	 * peer's ready file written meanwhile (the last process to arrive reads every other record, in cold
+	 * code, long enough for most of its peers to answer) is seen by a poll at once. It was seen by a
+	 * lookup a probe interval later, then a poll: the join waited for nothing.
+	 */
+	@Test
+	void aReadyFileWrittenWhileItReadTheRecordsIsSeenWithoutALookup() throws Exception {
+		Path observed = ObservedFileSystem.observe(this.directory);
+		ObservedFileSystem files = ObservedFileSystem.of(observed);
+		Path job = Files.createDirectories(this.directory.resolve("answered"));
+		MemberRecord peer = FileRendezvous.announce("answered", 1, 2, 1, false, Duration.ofSeconds(20), List.of());
+		writeAsAPeerDoes(job, "member-1.properties", peer.toBytes());
+		MemberRecord self = FileRendezvous.announce("answered", 0, 2, 1, false, Duration.ofSeconds(20), List.of());
+		// Index 1 answers after index 0 listed the directory, just before index 0's own ready file goes in.
+		files.beforeMovingInto((name) -> name.equals("ready-0.properties"), () -> {
+			try {
+				writeAsAPeerDoes(job, "ready-1.properties", ready(peer));
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		FileRendezvous joined = FileRendezvous.join(observed, self);
+		assertThat(joined.members()).extracting(MemberRecord::incarnation)
+			.containsExactly(self.incarnation(), peer.incarnation());
+		assertThat(files.lookups("ready-1")).as("lookups of index 1's ready file").isZero();
+	}
+
+	/**
 	 * A listing that fails while it reads the directory (NFS: a stale handle, a server that went away)
 	 * is a hiccup, as one that fails to open it: the join goes on polling (every poll, no lookups: it
 	 * does not know what it awaits) and, should it last, times out naming it, removes its record and
@@ -159,6 +190,13 @@ class FileRendezvousLookupTest {
 		assertThat(job.resolve("member-0.properties")).as("its record, removed as it gave up").doesNotExist();
 		assertThat(job.resolve("abort-" + self.incarnation() + ".properties")).as("its peers are told").exists();
 		assertThat(files.lookups("member-")).isZero();
+	}
+
+	/** The ready file {@code writer} writes once it has read every record. */
+	private static byte[] ready(MemberRecord writer) {
+		return ("marker.kind=ready\nmarker.index=" + writer.index() + "\nmarker.count=" + writer.count()
+				+ "\nmarker.incarnation=" + writer.incarnation() + "\nmarker.host=" + writer.host() + "\nmarker.pid="
+				+ writer.pid() + "\nmarker.written=" + Instant.now() + "\n").getBytes(StandardCharsets.ISO_8859_1);
 	}
 
 	/** Writes a file whole and renames it into place, as every process does. */

@@ -53,6 +53,12 @@ final class ObservedFileSystem extends FileSystem {
 
 	private final Map<String, AtomicInteger> lookups = new ConcurrentHashMap<>();
 
+	/** Run once, just before a file whose name it accepts is renamed into place; then cleared. */
+	private volatile Predicate<String> beforeMoveTo = (name) -> false;
+
+	private volatile Runnable beforeMove = () -> {
+	};
+
 	private ObservedFileSystem(FileSystem real) {
 		this.real = real;
 	}
@@ -83,6 +89,15 @@ final class ObservedFileSystem extends FileSystem {
 	 */
 	void failListingsFrom(int first) {
 		this.failingFrom = first;
+	}
+
+	/**
+	 * Runs {@code action} once, just before the first rename whose target's name {@code target}
+	 * accepts: what another process did meanwhile, at a chosen point of this one's work.
+	 */
+	void beforeMovingInto(Predicate<String> target, Runnable action) {
+		this.beforeMove = action;
+		this.beforeMoveTo = target;
 	}
 
 	/** How many times a directory was listed. */
@@ -398,6 +413,12 @@ final class ObservedFileSystem extends FileSystem {
 
 		@Override
 		public void move(Path source, Path target, CopyOption... options) throws IOException {
+			ObservedFileSystem system = ObservedFileSystem.this;
+			Path name = target.getFileName();
+			if (name != null && system.beforeMoveTo.test(name.toString())) {
+				system.beforeMoveTo = (any) -> false;
+				system.beforeMove.run();
+			}
 			real().move(unwrap(source), unwrap(target), options);
 		}
 
