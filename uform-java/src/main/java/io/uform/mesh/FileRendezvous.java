@@ -1130,8 +1130,10 @@ public final class FileRendezvous {
 					// under this run (see removeDirectory), and peers still waiting need it.
 					if (this.seen.size() == this.self.count() && (!this.readyWritten || !names.contains(ready))) {
 						write(ready, marker("ready", this.self, null, null));
+						// At once after the first write only: a listing that lags (NFS) and lacks it would
+						// otherwise have it written and listed again as fast as the loop runs.
+						wroteReady = !this.readyWritten;
 						this.readyWritten = true;
-						wroteReady = true;
 						// Its own ready counts at once: awaited as the lowest one not read yet, it was looked
 						// up and found at the next lookup, an early poll that waited for nothing.
 						this.ready.add(this.self.index());

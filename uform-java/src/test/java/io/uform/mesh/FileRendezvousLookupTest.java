@@ -168,6 +168,31 @@ class FileRendezvousLookupTest {
 	}
 
 	/**
+	 * The poll at once follows the first ready file a process writes, not each time it writes it
+	 * again: a listing that lags (NFS) and leaves it out has it written again at every poll, and a poll
+	 * at once after each of those ran the loop as fast as it could, writing and listing, for as long
+	 * as the listing lagged.
+	 */
+	@Test
+	void aReadyFileTheListingLeavesOutIsWrittenAgainAtThePollsOnly() throws Exception {
+		Path observed = ObservedFileSystem.observe(this.directory);
+		ObservedFileSystem files = ObservedFileSystem.of(observed);
+		files.hideFromListings((name) -> name.equals("ready-0.properties"));
+		Path job = Files.createDirectories(this.directory.resolve("lagging"));
+		writeAsAPeerDoes(job, "member-1.properties", FileRendezvous.announce("lagging", 1, 2, 1, false,
+				Duration.ofSeconds(20), List.of()).toBytes());
+		MemberRecord self = FileRendezvous.announce("lagging", 0, 2, 1, false, Duration.ofMillis(500), List.of());
+		long started = System.nanoTime();
+		// Index 1 never writes its ready file: the join times out.
+		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT));
+		long elapsed = System.nanoTime() - started;
+		long polls = elapsed / FileRendezvous.POLL_INTERVAL.toNanos();
+		assertThat(files.listings()).as("listings in %d ms", TimeUnit.NANOSECONDS.toMillis(elapsed))
+			.isLessThanOrEqualTo((int) polls + 8);
+	}
+
+	/**
 	 * A listing that fails while it reads the directory (NFS: a stale handle, a server that went away)
 	 * is a hiccup, as one that fails to open it: the join goes on polling (every poll, no lookups: it
 	 * does not know what it awaits) and, should it last, times out naming it, removes its record and
