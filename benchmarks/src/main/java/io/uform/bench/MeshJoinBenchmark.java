@@ -53,7 +53,8 @@ import io.uform.Uform;
  *
  * <p>With {@code -Duform.bench.warm=true} on the parent, each child first exercises the JDK
  * facilities a bootstrap uses (properties text, {@code java.time} formatting, file writes, atomic
- * renames and listings in a scratch directory of its own), as an application's own start-up has
+ * renames and listings in a scratch directory of its own, and this process's own handle, which
+ * Spring Boot's start reads the pid from for its first log line), as an application's own start-up has
  * long done by the time it joins a mesh: the join then measures the rendezvous, not the loading and
  * first compilation of JDK classes in a JVM that has done nothing else. Nothing of uform's mesh
  * code is warmed.
@@ -335,6 +336,9 @@ public final class MeshJoinBenchmark {
 		 * (see the class comment); none of uform's code.
 		 */
 		private static void warmTheJdk() {
+			// Spring Boot's ApplicationPid, for "Starting ... with PID": the JDK's process handles are
+			// set up (their reaper's executor, a native library) once a process first asks.
+			ProcessHandle.current().pid();
 			try {
 				java.util.Properties properties = new java.util.Properties();
 				properties.setProperty("written", java.time.Instant.now().toString());

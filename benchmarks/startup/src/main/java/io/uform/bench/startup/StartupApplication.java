@@ -65,5 +65,9 @@ public class StartupApplication {
 			.collect(Collectors.joining(","));
 		System.out.println("STARTUP ready_ms=" + uptime + " spring_ms=" + ((taken != null) ? taken.toMillis() : -1)
 				+ " cpu_ms=" + (processCpu / 1_000_000) + " main_cpu_ms=" + (mainCpu / 1_000_000) + " classes=" + classes + " uform_beans=" + (uformBeans.isEmpty() ? "-" : uformBeans) + " " + StartupSteps.fields(steps));
+		String beanSteps = StartupSteps.beanLine(steps);
+		if (beanSteps != null) {
+			System.out.println(beanSteps);
+		}
 	}
 }

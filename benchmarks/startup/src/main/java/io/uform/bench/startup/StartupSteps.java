@@ -29,6 +29,7 @@ import org.springframework.core.metrics.StartupStep;
  * {@code uform} or names a {@code io.uform} class, counting a bean made inside another one's step
  * (a config made for its executor) once, within the outer one.</li>
  * </ul>
+ * {@link #beanLine} gives each of those beans' own step, for the log of a run.
  */
 final class StartupSteps {
 
@@ -63,6 +64,33 @@ final class StartupSteps {
 				.append((value != null) ? String.format(java.util.Locale.ROOT, "%.1f", value / 1e6) : "-");
 		}
 		return line.substring(1);
+	}
+
+	/**
+	 * A line of its own for the run's log, {@code UFORM_BEAN_STEPS <bean>=<ms> ...}: the
+	 * {@code spring.beans.instantiate} step of each uform bean (its children included, so a config
+	 * made for its executor counts in both), in the order the steps ended; null when nothing was
+	 * recorded.
+	 * @param recorder the recorder, or null
+	 * @return the line, or null
+	 */
+	static String beanLine(BufferingApplicationStartup recorder) {
+		if (recorder == null) {
+			return null;
+		}
+		StringBuilder line = new StringBuilder("UFORM_BEAN_STEPS");
+		for (TimelineEvent event : recorder.getBufferedTimeline().getEvents()) {
+			StartupStep step = event.getStartupStep();
+			if (step.getName().equals("spring.beans.instantiate") && isUformBean(step)) {
+				for (StartupStep.Tag tag : step.getTags()) {
+					if (tag.getKey().equals("beanName")) {
+						line.append(' ').append(tag.getValue()).append('=')
+							.append(String.format(java.util.Locale.ROOT, "%.2f", event.getDuration().toNanos() / 1e6));
+					}
+				}
+			}
+		}
+		return line.toString();
 	}
 
 	private static Map<String, Long> measure(List<TimelineEvent> events) {
