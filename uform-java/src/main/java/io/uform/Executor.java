@@ -95,7 +95,17 @@ public final class Executor implements AutoCloseable {
 		FREED
 	}
 
-	private static final Cleaner CLEANER = Cleaner.create(Executors.defaultThreadFactory());
+	/**
+	 * The cleaner that frees an unreachable executor's resources, made with the first executor (a holder
+	 * class: initialising {@code Executor}, as {@link Uform#preinitialize()} does, starts no thread).
+	 */
+	private static final class Cleaning {
+
+		static final Cleaner CLEANER = Cleaner.create(Executors.defaultThreadFactory());
+
+		private Cleaning() {
+		}
+	}
 
 	private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
@@ -138,7 +148,7 @@ public final class Executor implements AutoCloseable {
 			made.add(new DeviceLane(this, device));
 		}
 		this.lanes = List.copyOf(made);
-		CLEANER.register(this, this.resources);
+		Cleaning.CLEANER.register(this, this.resources);
 	}
 
 	/**

@@ -16,12 +16,13 @@ public final class Uform {
 	/**
 	 * The classes every executor's construction, first {@code defer} and {@code free} load, by name
 	 * since several are private to their package or nested. None of their static initialisers starts
-	 * work or binds a native call ({@code Executor}'s starts the idle thread of its {@link java.lang.ref.Cleaner}
-	 * that the first executor would start). {@code PreinitializeLoadsExecutorClassesTest} checks, in a
-	 * fresh JVM, that a first executor made after {@link #preinitialize()} loads none of uform's classes
-	 * that are not here, so that the list cannot fall behind the code.
+	 * a thread or binds a native call (the executor's cleaner is made with the first executor).
+	 * {@code PreinitializeLoadsExecutorClassesTest} checks, in a fresh JVM, that a first executor made
+	 * after {@link #preinitialize()} loads, verifies and initialises none of uform's classes, and that
+	 * every name here names a class, so that the list cannot fall behind the code.
 	 */
-	private static final String[] EXECUTOR_CLASSES = { "io.uform.ExecutorForRamConfig", "io.uform.ConfigLists",
+	static final String[] EXECUTOR_CLASSES = { "io.uform.UformException", "io.uform.UformException$Status",
+			"io.uform.ExecutorForRamConfig", "io.uform.ConfigLists",
 			"io.uform.Executor", "io.uform.Executor$Kind", "io.uform.Executor$State", "io.uform.Executor$Resources",
 			"io.uform.ExecutorStatistics", "io.uform.ExecutorOnPoolConfig", "io.uform.Mood", "io.uform.ThreadTask",
 			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.host.HostPlacement",
@@ -94,9 +95,14 @@ public final class Uform {
 			try {
 				Class.forName(name, true, loader);
 			}
-			catch (ClassNotFoundException | LinkageError ex) {
-				// Loaded again, and reported, by the executor that needs it; a name left behind by a rename fails
-				// PreinitializeLoadsExecutorClassesTest.
+			catch (ClassNotFoundException ex) {
+				// Not thrown: PreinitializeLoadsExecutorClassesTest checks that every name resolves.
+			}
+			catch (LinkageError ex) {
+				// The JVM does not run a failed static initialiser again: the first executor then meets a
+				// NoClassDefFoundError that, before Java 21, does not say why. Say it here.
+				System.getLogger("io.uform").log(System.Logger.Level.WARNING,
+						"Preinitializing " + name + " failed; executors will fail to start", ex);
 			}
 		}
 	}

@@ -6,8 +6,9 @@ import io.uform.Uform;
 
 /**
  * Discovers the GPUs ({@link Uform#gpuDevices()}), binds uform's native calls where they will be
- * needed (JNA and libc, for thread pinning on a machine with several NUMA nodes) and reads the CPU's
- * classes on Spring Boot's {@code background-preinit} thread,
+ * needed (JNA and libc, for thread pinning on a machine with several NUMA nodes), reads the CPU's
+ * classes and loads the classes of an executor's host side on Spring Boot's {@code background-preinit}
+ * thread,
  * while the main thread prepares the context, so that neither the {@code uform.vram.enabled=auto}
  * condition nor the RAM executor bean pays for them on the main thread: {@link Uform#preinitialize()}
  * and discovery.
