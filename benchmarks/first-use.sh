@@ -54,12 +54,8 @@ runs = {}
 for line in open(sys.argv[1]):
     build = line.split()[0]
     for key in ("wall_ms", "cpu_ms", "executor_ms", "classes"):
-        found = re.search(key + r"=([\d.]+)", line)
-        if found:  # a baseline built before a field existed prints without it
-            runs.setdefault(key, {}).setdefault(build, []).append(float(found.group(1)))
+        runs.setdefault(key, {}).setdefault(build, []).append(float(re.search(key + r"=([\d.]+)", line).group(1)))
 for key, by in runs.items():
-    if len(by) < 2:
-        continue
     print(f"{key}: " + "; ".join(f"{b} median {pct(v, 50):.1f} (p10 {pct(v, 10):.1f}, p90 {pct(v, 90):.1f})" for b, v in by.items())
           + f"; this / baseline {pct(by['this'], 50) / pct(by['baseline'], 50):.2f}")
 PY

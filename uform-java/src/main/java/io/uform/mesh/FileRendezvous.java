@@ -76,8 +76,9 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * <li>Write {@code member-<i>}.</li>
  * <li>Poll every {@link #POLL_INTERVAL}: list the directory, read each member record not read yet and
  *     check it agrees with this process (count, {@code gpusPerMultimemDomain}, protocol). Once every
- *     index {@code 0..count-1} has a record, write {@code ready-<i>} and poll again at once (the
- *     peers may have written theirs while this process read the records); once every index has a
+ *     index {@code 0..count-1} has a record, write {@code ready-<i>} and, after its first write only,
+ *     poll again at once (the peers may have written theirs while this process read the records);
+ *     once every index has a
  *     {@code ready-<j>} of the incarnation whose record was read, the join is complete.</li>
  * </ol>
  * Between two polls a process looks up, every {@link #probeInterval(int)} (2-25 ms, longer for larger

@@ -69,8 +69,8 @@ final class StartupSteps {
 	/**
 	 * A line of its own for the run's log, {@code UFORM_BEAN_STEPS <bean>=<ms> ...}: the
 	 * {@code spring.beans.instantiate} step of each uform bean (its children included, so a config
-	 * made for its executor counts in both), in the order the steps ended; null when nothing was
-	 * recorded.
+	 * made for its executor counts in both), in the order the steps ended; only the tag when there was
+	 * none; null when steps were not recorded.
 	 * @param recorder the recorder, or null
 	 * @return the line, or null
 	 */
