@@ -39,8 +39,9 @@ public final class FirstUseCost {
 			long wall = made - start;
 			long used = os.getProcessCpuTime() - cpu;
 			int classes = ManagementFactory.getClassLoadingMXBean().getLoadedClassCount();
-			System.out.println(String.format(Locale.ROOT, "FIRST_USE wall_ms=%.1f cpu_ms=%.1f executor_ms=%.1f classes=%d "
-					+ "pinning=%s devices=%d", wall / 1e6, used / 1e6, (made - making) / 1e6, classes, executor.statistics().pinning().replace(' ', '_'), devices));
+			System.out.println(String.format(Locale.ROOT,
+					"FIRST_USE wall_ms=%.1f cpu_ms=%.1f executor_ms=%.1f classes=%d pinning=%s devices=%d", wall / 1e6,
+					used / 1e6, (made - making) / 1e6, classes, executor.statistics().pinning().replace(' ', '_'), devices));
 		}
 	}
 }

@@ -78,8 +78,8 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  *     check it agrees with this process (count, {@code gpusPerMultimemDomain}, protocol). Once every
  *     index {@code 0..count-1} has a record, write {@code ready-<i>} and, after its first write only,
  *     poll again at once (the peers may have written theirs while this process read the records);
- *     once every index has a
- *     {@code ready-<j>} of the incarnation whose record was read, the join is complete.</li>
+ *     once every index has a {@code ready-<j>} of the incarnation whose record was read, the join is
+ *     complete.</li>
  * </ol>
  * Between two polls a process looks up, every {@link #probeInterval(int)} (2-25 ms, longer for larger
  * runs; none from 50 processes on), the one file it waits for: the record of the lowest index it has not seen, or, once it has
