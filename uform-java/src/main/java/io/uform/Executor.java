@@ -464,10 +464,7 @@ public final class Executor implements AutoCloseable {
 	private boolean awaitDrained(Mood mood, Duration timeout) {
 		UformException.requireArgument(mood, "mood", "pass Mood.PARKED or Mood.GRINDING");
 		checkNotFreed();
-		if (pool().isInsideTask()) {
-			throw new UformException(Status.INVALID_ARGUMENT, "drain() was called from inside a task of executor '"
-					+ name() + "', which would wait for itself; call it after the fork returns");
-		}
+		requireOutsideTask("drain()");
 		long deadline = deadline(timeout);
 		this.draining.incrementAndGet();
 		try {
@@ -529,10 +526,7 @@ public final class Executor implements AutoCloseable {
 			return true;
 		}
 		// Checked before anything changes: a refused call leaves the executor as it was.
-		if (owned.pool.isInsideTask()) {
-			throw new UformException(Status.INVALID_ARGUMENT, "refuseDeferred() was called from inside a task of "
-					+ "executor '" + name() + "', which would wait for itself; call it after the fork returns");
-		}
+		requireOutsideTask("refuseDeferred()");
 		owned.deferred.requireMayWait("refuseDeferred()");
 		owned.deferred.refuseNew();
 		try {
@@ -869,6 +863,14 @@ public final class Executor implements AutoCloseable {
 		return "Executor[" + stats.name() + ", " + stats.kind() + ", " + stats.state() + ", threads=" + stats.threads()
 				+ ", memoryDomains=" + stats.memoryDomains() + ", cpuClass=" + stats.cpuClass() + ", " + stats.pinning()
 				+ "]";
+	}
+
+	/** Refuses, from inside a task of this executor, a call that waits for the executor's work. */
+	private void requireOutsideTask(String what) {
+		if (this.resources.pool.isInsideTask()) {
+			throw new UformException(Status.INVALID_ARGUMENT, what + " was called from inside a task of executor '"
+					+ name() + "', which would wait for itself; call it after the fork returns");
+		}
 	}
 
 	private HostPool pool() {
