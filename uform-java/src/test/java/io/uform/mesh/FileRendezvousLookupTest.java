@@ -45,22 +45,10 @@ class FileRendezvousLookupTest {
 		Path observed = ObservedFileSystem.observe(this.directory);
 		ObservedFileSystem files = ObservedFileSystem.of(observed);
 		files.hideFromListings((name) -> name.equals("member-1.properties"));
-		Path job = Files.createDirectories(this.directory.resolve("stale"));
-		writeAsAPeerDoes(job, "member-1.properties", FileRendezvous.announce("stale", 1, 2, 1, false,
-				Duration.ofSeconds(20), List.of()).toBytes());
-		MemberRecord self = FileRendezvous.announce("stale", 0, 2, 1, false, Duration.ofSeconds(2), List.of());
-
-		long started = System.nanoTime();
-		// Index 1 never writes its ready file: the join times out, having read index 1's record.
-		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
-			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT))
-			.hasMessageContaining("every index joined, but index 1");
-		long elapsed = System.nanoTime() - started;
-		// One listing per poll, a poll every POLL_INTERVAL, and one early poll per awaited file a lookup
-		// found (index 1's record): a few more, never one per lookup.
-		long polls = elapsed / FileRendezvous.POLL_INTERVAL.toNanos();
-		assertThat(files.listings()).as("listings in %d ms", TimeUnit.NANOSECONDS.toMillis(elapsed))
-			.isLessThanOrEqualTo((int) polls + 8);
+		// The join times out having read index 1's record (the message says so).
+		long elapsed = timesOutBesideASilentPeer(observed, "stale", Duration.ofSeconds(2));
+		// One early poll per awaited file a lookup found (index 1's record): a few more, never one per lookup.
+		assertListingsAboutOnePerPoll(files, elapsed);
 	}
 
 	/** The same, all through: two processes join though one's listings never show the other's files. */
@@ -126,14 +114,8 @@ class FileRendezvousLookupTest {
 	void aProcessNeverLooksUpTheReadyFileItWroteItself() throws Exception {
 		Path observed = ObservedFileSystem.observe(this.directory);
 		ObservedFileSystem files = ObservedFileSystem.of(observed);
-		Path job = Files.createDirectories(this.directory.resolve("own-ready"));
-		writeAsAPeerDoes(job, "member-1.properties", FileRendezvous.announce("own-ready", 1, 2, 1, false,
-				Duration.ofSeconds(20), List.of()).toBytes());
-		MemberRecord self = FileRendezvous.announce("own-ready", 0, 2, 1, false, Duration.ofMillis(400), List.of());
-		// Index 1 never writes its ready file: the join times out, having waited for that one alone.
-		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
-			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT))
-			.hasMessageContaining("every index joined, but index 1");
+		// The join times out, having waited for index 1's ready file alone.
+		timesOutBesideASilentPeer(observed, "own-ready", Duration.ofMillis(400));
 		assertThat(files.lookups("ready-0")).as("lookups of its own ready file").isZero();
 		assertThat(files.lookups("ready-1")).as("lookups of the ready file it waits for").isPositive();
 	}
@@ -178,18 +160,8 @@ class FileRendezvousLookupTest {
 		Path observed = ObservedFileSystem.observe(this.directory);
 		ObservedFileSystem files = ObservedFileSystem.of(observed);
 		files.hideFromListings((name) -> name.equals("ready-0.properties"));
-		Path job = Files.createDirectories(this.directory.resolve("lagging"));
-		writeAsAPeerDoes(job, "member-1.properties", FileRendezvous.announce("lagging", 1, 2, 1, false,
-				Duration.ofSeconds(20), List.of()).toBytes());
-		MemberRecord self = FileRendezvous.announce("lagging", 0, 2, 1, false, Duration.ofMillis(500), List.of());
-		long started = System.nanoTime();
-		// Index 1 never writes its ready file: the join times out.
-		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
-			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT));
-		long elapsed = System.nanoTime() - started;
-		long polls = elapsed / FileRendezvous.POLL_INTERVAL.toNanos();
-		assertThat(files.listings()).as("listings in %d ms", TimeUnit.NANOSECONDS.toMillis(elapsed))
-			.isLessThanOrEqualTo((int) polls + 8);
+		long elapsed = timesOutBesideASilentPeer(observed, "lagging", Duration.ofMillis(500));
+		assertListingsAboutOnePerPoll(files, elapsed);
 	}
 
 	/**
@@ -215,6 +187,30 @@ class FileRendezvousLookupTest {
 		assertThat(job.resolve("member-0.properties")).as("its record, removed as it gave up").doesNotExist();
 		assertThat(job.resolve("abort-" + self.incarnation() + ".properties")).as("its peers are told").exists();
 		assertThat(files.lookups("member-")).isZero();
+	}
+
+	/**
+	 * Index 0 joins {@code job} through {@code observed} beside index 1, whose record is there but
+	 * which never writes its ready file: the join times out, saying that index 1 alone is not ready.
+	 * @return how long the join took, in nanoseconds
+	 */
+	private long timesOutBesideASilentPeer(Path observed, String job, Duration timeout) throws Exception {
+		Path files = Files.createDirectories(this.directory.resolve(job));
+		writeAsAPeerDoes(files, "member-1.properties",
+				FileRendezvous.announce(job, 1, 2, 1, false, Duration.ofSeconds(20), List.of()).toBytes());
+		MemberRecord self = FileRendezvous.announce(job, 0, 2, 1, false, timeout, List.of());
+		long started = System.nanoTime();
+		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT))
+			.hasMessageContaining("every index joined, but index 1");
+		return System.nanoTime() - started;
+	}
+
+	/** One listing per poll, a poll every {@code POLL_INTERVAL}, and a few more: never one per lookup or loop. */
+	private static void assertListingsAboutOnePerPoll(ObservedFileSystem files, long elapsedNanos) {
+		long polls = elapsedNanos / FileRendezvous.POLL_INTERVAL.toNanos();
+		assertThat(files.listings()).as("listings in %d ms", TimeUnit.NANOSECONDS.toMillis(elapsedNanos))
+			.isLessThanOrEqualTo((int) polls + 8);
 	}
 
 	/** The ready file {@code writer} writes once it has read every record. */
