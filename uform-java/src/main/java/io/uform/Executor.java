@@ -368,7 +368,13 @@ public final class Executor implements AutoCloseable {
 	 * @return in {@code devices} order; empty for a RAM executor
 	 */
 	public List<GpuDevice> devices() {
-		return this.lanes.stream().map(DeviceLane::device).toList();
+		// A loop, not a stream: a mesh's bootstrap asks first, on the critical path of its join, where a
+		// cold JVM pays for linking a lambda (see Mesh.multicastFlags).
+		List<GpuDevice> devices = new ArrayList<>(this.lanes.size());
+		for (DeviceLane lane : this.lanes) {
+			devices.add(lane.device());
+		}
+		return List.copyOf(devices);
 	}
 
 	/**

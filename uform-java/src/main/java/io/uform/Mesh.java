@@ -86,7 +86,7 @@ public final class Mesh implements AutoCloseable {
 	 *         while waiting (every process then gives up)
 	 */
 	public static Mesh bootstrap(Executor executor, MeshOptions options) {
-		return bootstrap(executor, options, (device, ordinal) -> NvlinkMulticast.system().supported(device, ordinal));
+		return bootstrap(executor, options, SystemMulticast.PROBE);
 	}
 
 	/**
@@ -131,7 +131,7 @@ public final class Mesh implements AutoCloseable {
 		executor.lendToMesh(lent);
 		try {
 			if (!settings.peers()) {
-				List<Boolean> flags = announced.stream().map(MemberDevice::multicast).toList();
+				List<Boolean> flags = multicastFlags(announced);
 				MeshDescription alone = new MeshDescription(0, 1, devices.size(), gpus, domains(devices.size(), gpus),
 						tier(List.of(flags), 0, gpus), settings.job, devices, List.of(FileRendezvous.hostName()));
 				return new Mesh(executor, lent, alone, null, start);
@@ -143,7 +143,7 @@ public final class Mesh implements AutoCloseable {
 			List<String> hosts = new ArrayList<>();
 			int total = 0;
 			for (MemberRecord member : rendezvous.members()) {
-				flags.add(member.devices().stream().map(MemberDevice::multicast).toList());
+				flags.add(multicastFlags(member.devices()));
 				hosts.add(member.host());
 				total += member.devices().size();
 			}
@@ -254,11 +254,45 @@ public final class Mesh implements AutoCloseable {
 	 */
 	private static void leaveAtExit(Mesh mesh) {
 		LIVE.add(mesh);
-		ExitHooks.once("uform-mesh-exit", () -> {
+		ExitHooks.once("uform-mesh-exit", LeaveAtExit.HOOK);
+	}
+
+	/**
+	 * Whether each device reduces in the NVLink switch, in the devices' order. A loop, as the rest of
+	 * the bootstrap's code is plain classes rather than lambdas and streams: a JVM links a lambda's call
+	 * site when it first runs, which the last process to arrive pays on the critical path of the join
+	 * (about 0.5 ms each in a cold JVM).
+	 */
+	private static List<Boolean> multicastFlags(List<MemberDevice> devices) {
+		List<Boolean> flags = new ArrayList<>(devices.size());
+		for (MemberDevice device : devices) {
+			flags.add(device.multicast());
+		}
+		return List.copyOf(flags);
+	}
+
+	/** Asks this machine's driver ({@link NvlinkMulticast#system()}); a class, see {@link #multicastFlags}. */
+	private static final class SystemMulticast implements BiPredicate<GpuDevice, Integer> {
+
+		static final BiPredicate<GpuDevice, Integer> PROBE = new SystemMulticast();
+
+		@Override
+		public boolean test(GpuDevice device, Integer ordinal) {
+			return NvlinkMulticast.system().supported(device, ordinal);
+		}
+	}
+
+	/** Frees every live mesh at JVM exit ({@link #leaveAtExit}); a class, see {@link #multicastFlags}. */
+	private static final class LeaveAtExit implements Runnable {
+
+		static final Runnable HOOK = new LeaveAtExit();
+
+		@Override
+		public void run() {
 			for (Mesh live : LIVE) {
 				live.free();
 			}
-		});
+		}
 	}
 
 	/** Same as {@link #free()}, for try-with-resources. */

@@ -43,7 +43,7 @@ public final class NvlinkMulticast {
 			synchronized (NvlinkMulticast.class) {
 				probe = system;
 				if (probe == null) {
-					probe = new NvlinkMulticast(JnaCudaDriver::load);
+					probe = new NvlinkMulticast(SystemDriver.LOADER);
 					system = probe;
 				}
 			}
@@ -79,5 +79,20 @@ public final class NvlinkMulticast {
 			this.driver = this.loader.get();
 		}
 		return this.driver.orElse(null);
+	}
+
+	/**
+	 * Opens this machine's driver ({@link JnaCudaDriver#load()}). A class rather than a method
+	 * reference: a mesh's bootstrap asks for {@link #system()} on the critical path of its join, where a
+	 * lambda's call site, linked at first use, costs a cold JVM several times what a small class does.
+	 */
+	private static final class SystemDriver implements Supplier<Optional<CudaDriver>> {
+
+		static final Supplier<Optional<CudaDriver>> LOADER = new SystemDriver();
+
+		@Override
+		public Optional<CudaDriver> get() {
+			return JnaCudaDriver.load();
+		}
 	}
 }

@@ -30,8 +30,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.uform.UformException;
 import io.uform.UformException.Status;
@@ -210,14 +208,6 @@ public final class FileRendezvous {
 
 	private static final System.Logger LOG = System.getLogger("io.uform.mesh");
 
-	private static final Pattern MEMBER = Pattern.compile("member-(\\d{1,10})\\.properties");
-
-	private static final Pattern READY = Pattern.compile("ready-(\\d{1,10})\\.properties");
-
-	private static final Pattern LEFT = Pattern.compile("left-(\\d{1,10})\\.properties");
-
-	private static final Pattern ABORT = Pattern.compile("abort-([0-9a-f-]{1,64})\\.properties");
-
 	private final Path directory;
 
 	private final Path jobDirectory;
@@ -231,9 +221,9 @@ public final class FileRendezvous {
 	/**
 	 * Runs when {@link #leave()} has decided, from its listing, that its run finished, just before it
 	 * removes the directory: tests delay a last one out there, as a GC pause or an NFS stall would.
+	 * {@code null} outside those tests.
 	 */
-	private volatile Runnable beforeRemoval = () -> {
-	};
+	private volatile Runnable beforeRemoval;
 
 	/** Bootstraps waiting now, so that the JVM's exit can give them up ({@link #abandonAtExit()}). */
 	private static final Set<Attempt> BOOTSTRAPPING = ConcurrentHashMap.newKeySet();
@@ -288,7 +278,7 @@ public final class FileRendezvous {
 	 */
 	public static FileRendezvous join(Path directory, MemberRecord self) {
 		Attempt attempt = new Attempt(directory, self);
-		ExitHooks.once("uform-mesh-bootstrap-exit", FileRendezvous::abandonAtExit);
+		ExitHooks.once("uform-mesh-bootstrap-exit", AbandonAtExit.HOOK);
 		BOOTSTRAPPING.add(attempt);
 		try {
 			return new FileRendezvous(directory, self, attempt.run());
@@ -316,6 +306,22 @@ public final class FileRendezvous {
 	private static void abandonAtExit() {
 		for (Attempt attempt : BOOTSTRAPPING) {
 			attempt.giveUpAtExit();
+		}
+	}
+
+	/**
+	 * {@link #abandonAtExit()} as the exit hook. A class rather than a method reference, as the other
+	 * code a bootstrap runs first: a JVM links a lambda's call site at its first use, which the last
+	 * process to arrive pays on the critical path of the join (about 0.5 ms each in a cold JVM, several
+	 * times what loading a small class costs).
+	 */
+	private static final class AbandonAtExit implements Runnable {
+
+		static final Runnable HOOK = new AbandonAtExit();
+
+		@Override
+		public void run() {
+			abandonAtExit();
 		}
 	}
 
@@ -376,7 +382,10 @@ public final class FileRendezvous {
 				finished.add(member.incarnation());
 			}
 			// The last one out (or one of several that left at once: the rename lets one win).
-			this.beforeRemoval.run();
+			Runnable hook = this.beforeRemoval;
+			if (hook != null) {
+				hook.run();
+			}
 			removeDirectory(this.directory, this.self.job(), this.self.incarnation(), finished, names);
 		}
 		catch (IOException | RuntimeException ex) {
@@ -556,7 +565,7 @@ public final class FileRendezvous {
 			if (ofFinishedRun(files, name, finished, listed)) {
 				dead.add(name);
 			}
-			else if (MEMBER.matcher(name).matches() || READY.matcher(name).matches()) {
+			else if (FileNames.is(name, FileNames.MEMBER) || FileNames.is(name, FileNames.READY)) {
 				theirs.add(name);
 			}
 		}
@@ -605,12 +614,11 @@ public final class FileRendezvous {
 	 */
 	private static boolean allLeft(JobFiles files, Set<String> names, List<String> theirs) {
 		for (String name : theirs) {
-			Matcher matcher = MEMBER.matcher(name);
-			if (!matcher.matches()) {
-				matcher = READY.matcher(name);
-				matcher.matches();
+			String digits = FileNames.digits(name, FileNames.MEMBER);
+			if (digits == null) {
+				digits = FileNames.digits(name, FileNames.READY);
 			}
-			String left = "left-" + matcher.group(1) + ".properties";
+			String left = FileNames.LEFT + digits + ".properties";
 			String owner = files.owner(name);
 			if (owner == null || !names.contains(left) || !owner.equals(files.owner(left))) {
 				return false;
@@ -632,11 +640,12 @@ public final class FileRendezvous {
 			}
 			return false;
 		}
-		Matcher abort = ABORT.matcher(name);
-		if (abort.matches()) {
-			return listed.contains(name) || finished.contains(abort.group(1));
+		String abort = FileNames.abortIncarnation(name);
+		if (abort != null) {
+			return listed.contains(name) || finished.contains(abort);
 		}
-		if (!MEMBER.matcher(name).matches() && !READY.matcher(name).matches() && !LEFT.matcher(name).matches()) {
+		if (!FileNames.is(name, FileNames.MEMBER) && !FileNames.is(name, FileNames.READY)
+				&& !FileNames.is(name, FileNames.LEFT)) {
 			return true;
 		}
 		String owner = files.owner(name);
@@ -1229,7 +1238,7 @@ public final class FileRendezvous {
 		private Set<String> finishedRun(Set<String> names) throws IOException {
 			Marker any = null;
 			for (String name : names) {
-				if (LEFT.matcher(name).matches()) {
+				if (FileNames.is(name, FileNames.LEFT)) {
 					any = readMarkerOrNull(name);
 					break;
 				}
@@ -1251,8 +1260,7 @@ public final class FileRendezvous {
 				finished.add(mark.incarnation());
 			}
 			for (String name : names) {
-				Matcher matcher = MEMBER.matcher(name);
-				if (matcher.matches() && parseIndex(matcher) >= any.count()) {
+				if (FileNames.index(name, FileNames.MEMBER) >= any.count()) {
 					return null;
 				}
 			}
@@ -1265,15 +1273,6 @@ public final class FileRendezvous {
 			}
 			catch (IllegalArgumentException ex) {
 				return null;
-			}
-		}
-
-		private static int parseIndex(Matcher matcher) {
-			try {
-				return Integer.parseInt(matcher.group(1));
-			}
-			catch (NumberFormatException ex) {
-				return Integer.MAX_VALUE;
 			}
 		}
 
@@ -1294,8 +1293,8 @@ public final class FileRendezvous {
 			MemberRecord anyLive = null;
 			boolean joinedRun = false;
 			for (String name : new TreeSet<>(names)) {
-				Matcher member = MEMBER.matcher(name);
-				if (!member.matches()) {
+				int member = FileNames.index(name, FileNames.MEMBER);
+				if (member < 0) {
 					continue;
 				}
 				try {
@@ -1314,7 +1313,7 @@ public final class FileRendezvous {
 						leftovers.add(name + " of " + record.who() + ", written " + since(record.written()) + ": " + stale);
 						continue;
 					}
-					live.put(parseIndex(member), record.incarnation());
+					live.put(member, record.incarnation());
 					anyLive = record;
 					if (record.index() == this.self.index()) {
 						rival = record;
@@ -1328,9 +1327,9 @@ public final class FileRendezvous {
 				}
 			}
 			for (String name : new TreeSet<>(names)) {
-				Matcher ready = READY.matcher(name);
-				boolean marker = ready.matches() || LEFT.matcher(name).matches();
-				boolean abort = ABORT.matcher(name).matches();
+				int ready = FileNames.index(name, FileNames.READY);
+				boolean marker = ready >= 0 || FileNames.is(name, FileNames.LEFT);
+				boolean abort = FileNames.abortIncarnation(name) != null;
 				if (!marker && !abort) {
 					continue;
 				}
@@ -1347,7 +1346,7 @@ public final class FileRendezvous {
 							this.latestAbortBefore = mark;
 						}
 					}
-					else if (!ready.matches() || !mark.incarnation().equals(live.get(parseIndex(ready)))) {
+					else if (ready < 0 || !mark.incarnation().equals(live.get(ready))) {
 						leftovers.add(name + " of " + mark.who() + ", written " + since(mark.written()) + ": only a run "
 								+ "whose processes all joined leaves one");
 					}
@@ -1410,7 +1409,7 @@ public final class FileRendezvous {
 
 		private void checkAborts(Set<String> names) throws Failure {
 			for (String name : names) {
-				if (!ABORT.matcher(name).matches() || this.abortsBefore.contains(name)
+				if (FileNames.abortIncarnation(name) == null || this.abortsBefore.contains(name)
 						|| name.equals("abort-" + this.self.incarnation() + ".properties")) {
 					continue;
 				}
@@ -1513,11 +1512,10 @@ public final class FileRendezvous {
 
 		private void readMembers(Set<String> names) throws Failure {
 			for (String name : names) {
-				Matcher matcher = MEMBER.matcher(name);
-				if (!matcher.matches()) {
+				int index = FileNames.index(name, FileNames.MEMBER);
+				if (index < 0) {
 					continue;
 				}
-				int index = parseIndex(matcher);
 				if (index == this.self.index() || this.seen.containsKey(index)) {
 					continue;
 				}
