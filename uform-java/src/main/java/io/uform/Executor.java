@@ -116,6 +116,14 @@ public final class Executor implements AutoCloseable {
 	 */
 	private static final Duration IDLE_THREADS_EXIT = Duration.ofSeconds(1);
 
+	/**
+	 * How threads start outside tests. A constant rather than {@code Thread::start} at each use: the JVM
+	 * links a lambda's call site when it first runs, and a static field's runs while the class
+	 * initializes, which {@link Uform#preinitialize()} does on a background thread (the starter's), not
+	 * on the thread that makes the first executor.
+	 */
+	private static final Consumer<Thread> START_THREAD = Thread::start;
+
 	private final Resources resources;
 
 	private final Kind kind;
@@ -158,7 +166,7 @@ public final class Executor implements AutoCloseable {
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} naming the bad field and value
 	 */
 	public static Executor forRam(ExecutorForRamConfig config) {
-		return forRam(config, Thread::start);
+		return forRam(config, START_THREAD);
 	}
 
 	/** {@link #forRam(ExecutorForRamConfig)}, starting threads through a hook that tests make fail. */
@@ -212,7 +220,7 @@ public final class Executor implements AutoCloseable {
 		VramPlan plan = VramPlan.of(config, devices, Path.of("/"), runtimes);
 		HostPlacement placement = HostPlacement.resolve(plan.hostConfig, NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
-		return new Executor(Kind.VRAM, placement, ThreadPinner.forWorkers(), Thread::start, plan);
+		return new Executor(Kind.VRAM, placement, ThreadPinner.forWorkers(), START_THREAD, plan);
 	}
 
 	/**
@@ -846,7 +854,13 @@ public final class Executor implements AutoCloseable {
 		HostPool pool = this.resources.pool;
 		State state = (this.resources.freed.get()) ? State.FREED
 				: (deferred.refusesNew()) ? State.CLOSING : (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
-		List<Integer> domains = this.placement.domains().stream().map(NumaDomain::id).toList();
+		// A loop, not a stream: the starter reads the statistics of its first executor on the main thread
+		// (see START_THREAD).
+		List<Integer> ids = new ArrayList<>(this.placement.domains().size());
+		for (NumaDomain domain : this.placement.domains()) {
+			ids.add(domain.id());
+		}
+		List<Integer> domains = List.copyOf(ids);
 		String pinned = this.resources.pinFailure.get();
 		List<ScratchStatistics> scratch = new ArrayList<>();
 		for (VramDevice device : this.resources.devices) {

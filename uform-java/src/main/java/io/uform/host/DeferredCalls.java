@@ -138,9 +138,22 @@ public final class DeferredCalls {
 	/** Whether the stop marker is queued ({@link #shutdown}); written only under {@code lock}. */
 	private volatile boolean freed;
 
-	/** Run by the runner before each take; nothing outside tests ({@link #beforeTakeForTest}). */
-	private volatile Runnable beforeTake = () -> {
+	/**
+	 * Does nothing. Constants rather than lambdas written where they are used: a static field's call
+	 * site is linked while the class initializes, which {@code Uform.preinitialize()} does on a
+	 * background thread, instead of on the thread that makes the first executor.
+	 */
+	private static final Runnable NOTHING = () -> {
 	};
+
+	/** Starts a thread, outside tests (see {@link #NOTHING}). */
+	private static final Consumer<Thread> START_THREAD = Thread::start;
+
+	/** The exit hook, {@link #abandonAllAtExit()} (see {@link #NOTHING}). */
+	private static final Runnable ABANDON_ALL_AT_EXIT = DeferredCalls::abandonAllAtExit;
+
+	/** Run by the runner before each take; nothing outside tests ({@link #beforeTakeForTest}). */
+	private volatile Runnable beforeTake = NOTHING;
 
 	/**
 	 * Starts the runner thread.
@@ -153,8 +166,7 @@ public final class DeferredCalls {
 	 * @throws UformException {@link Status#OUT_OF_MEMORY} when the runner thread cannot start
 	 */
 	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop) {
-		this(name, limit, cannotWait, onStop, () -> {
-		}, Thread::start);
+		this(name, limit, cannotWait, onStop, NOTHING, START_THREAD);
 	}
 
 	/**
@@ -178,7 +190,7 @@ public final class DeferredCalls {
 		// Not inheriting the creator's InheritableThreadLocals (as HostPool's workers do not).
 		this.runner = new Thread(null, this::runCalls, "uform-" + name + "-deferred", 0, false);
 		this.runner.setDaemon(true);
-		ExitHooks.once("uform-jvm-exit", DeferredCalls::abandonAllAtExit);
+		ExitHooks.once("uform-jvm-exit", ABANDON_ALL_AT_EXIT);
 		LIVE.add(this);
 		try {
 			threadStart.accept(this.runner);

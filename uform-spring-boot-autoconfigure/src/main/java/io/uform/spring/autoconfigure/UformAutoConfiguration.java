@@ -21,13 +21,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
+import org.springframework.util.unit.DataSize;
 
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
@@ -91,13 +91,28 @@ public final class UformAutoConfiguration {
 	 * failure analyzer rebuilds it to tell a bad property from a customizer's change.
 	 */
 	static ExecutorForRamConfig ramConfig(UformProperties properties) {
+		// Plain ifs rather than Boot's PropertyMapper: this runs on the main thread during startup, where
+		// each method reference is a call site the JVM links at its first use (measured in
+		// docs/benchmarks.md, "Where the starter's time goes on the main thread").
 		UformProperties.Ram ram = properties.getRam();
-		PropertyMapper map = PropertyMapper.get();
 		ExecutorForRamConfig config = ExecutorForRamConfig.defaults();
-		config = map.from(ram::getThreads).to(config, ExecutorForRamConfig::withThreads);
-		config = map.from(ram::getMemoryDomains).to(config, ExecutorForRamConfig::withMemoryDomains);
-		config = map.from(ram::getCpuClass).to(config, ExecutorForRamConfig::withCpuClass);
-		return map.from(ram::getDeferredLimit).to(config, ExecutorForRamConfig::withDeferredLimit);
+		Integer threads = ram.getThreads();
+		if (threads != null) {
+			config = config.withThreads(threads);
+		}
+		List<Integer> domains = ram.getMemoryDomains();
+		if (domains != null) {
+			config = config.withMemoryDomains(domains);
+		}
+		String cpuClass = ram.getCpuClass();
+		if (cpuClass != null) {
+			config = config.withCpuClass(cpuClass);
+		}
+		Integer deferredLimit = ram.getDeferredLimit();
+		if (deferredLimit != null) {
+			config = config.withDeferredLimit(deferredLimit);
+		}
+		return config;
 	}
 
 	// destroyMethod stays as the fallback; UformExecutorDestruction frees the executor just before it
@@ -131,16 +146,27 @@ public final class UformAutoConfiguration {
 	/** The VRAM executor's config as {@code uform.vram.*} alone makes it, before any customizer. */
 	static ExecutorForVramConfig vramConfig(UformProperties properties) {
 		UformProperties.Vram vram = properties.getVram();
-		PropertyMapper map = PropertyMapper.get();
-		// Memory domains and CPU class have no wither: they are the record's own components.
+		// Memory domains and CPU class have no wither: they are the record's own components. Plain ifs,
+		// as in ramConfig.
 		ExecutorForVramConfig config = new ExecutorForVramConfig(null, null, vram.getMemoryDomains(),
 				vram.getCpuClass(), null, null, null);
-		config = map.from(vram::getDevices).to(config, ExecutorForVramConfig::withDevices);
-		config = map.from(vram::getGpuClass).to(config, ExecutorForVramConfig::withGpuClass);
-		config = map.from(vram::getScratchLimit)
-			.as((limit) -> limit.toBytes())
-			.to(config, ExecutorForVramConfig::withScratchLimit);
-		return map.from(vram::getDeferredLimit).to(config, ExecutorForVramConfig::withDeferredLimit);
+		List<Integer> devices = vram.getDevices();
+		if (devices != null) {
+			config = config.withDevices(devices);
+		}
+		String gpuClass = vram.getGpuClass();
+		if (gpuClass != null) {
+			config = config.withGpuClass(gpuClass);
+		}
+		DataSize scratchLimit = vram.getScratchLimit();
+		if (scratchLimit != null) {
+			config = config.withScratchLimit(scratchLimit.toBytes());
+		}
+		Integer deferredLimit = vram.getDeferredLimit();
+		if (deferredLimit != null) {
+			config = config.withDeferredLimit(deferredLimit);
+		}
+		return config;
 	}
 
 	// Not a default candidate: injecting an io.uform.Executor by type keeps meaning the RAM executor;

@@ -125,8 +125,14 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 		// Lists by their type, whether or not a source sets them: an element of one is valid whichever
 		// source's value the binder took (the whole list above it, say).
 		Set<String> knownElements = new HashSet<>(bound.listShapes());
-		bound.names().forEach((name) -> (isElement(name) ? knownElements : known).add(shape(name)));
-		OTHER_SPRING_NAMES.forEach((name) -> known.add(shape(ConfigurationPropertyName.of(name))));
+		// Loops rather than lambdas up to the warnings: this runs on the main thread of every start that
+		// sets a uform.* key, where the JVM links each lambda's call site at its first use.
+		for (ConfigurationPropertyName name : bound.names()) {
+			(isElement(name) ? knownElements : known).add(shape(name));
+		}
+		for (String name : OTHER_SPRING_NAMES) {
+			known.add(shape(ConfigurationPropertyName.of(name)));
+		}
 		String jvmMemory = shape(ConfigurationPropertyName.of(SimulatedDevices.MEMORY_PROPERTY));
 		Map<String, List<Key>> unknown = new LinkedHashMap<>();
 		for (Key key : keys) {
@@ -137,7 +143,13 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 			boolean valid = bound.written().contains(key.written) || knownElements.contains(shape)
 					|| (!element && known.contains(shape)) || (key.system && shape.equals(jvmMemory));
 			if (!valid) {
-				unknown.computeIfAbsent(shape + (element ? "[]" : ""), (s) -> new ArrayList<>()).add(key);
+				String group = shape + (element ? "[]" : "");
+				List<Key> found = unknown.get(group);
+				if (found == null) {
+					found = new ArrayList<>();
+					unknown.put(group, found);
+				}
+				found.add(key);
 			}
 		}
 		if (unknown.isEmpty()) {
@@ -180,14 +192,18 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 			boolean environmentVariables = isSystemEnvironment(sourceName);
 			boolean system = environmentVariables
 					|| StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(sourceName);
-			iterable.stream().filter(PREFIX::isAncestorOf).forEach((name) -> {
+			// A loop, not a stream: this runs on the main thread of every start (see postProcessEnvironment).
+			for (ConfigurationPropertyName name : iterable) {
+				if (!PREFIX.isAncestorOf(name)) {
+					continue;
+				}
 				ConfigurationProperty property = iterable.getConfigurationProperty(name);
 				Origin origin = (property != null) ? property.getOrigin() : null;
 				String written = written(name, origin);
 				if (!environmentVariables || written.toUpperCase(Locale.ROOT).startsWith("UFORM_")) {
 					keys.add(new Key(name, written, origin, system, (property != null) ? property.getValue() : null));
 				}
-			});
+			}
 		}
 		return keys;
 	}
