@@ -4,6 +4,7 @@ import java.lang.ref.Cleaner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -382,7 +383,8 @@ public final class Executor implements AutoCloseable {
 		for (DeviceLane lane : this.lanes) {
 			devices.add(lane.device());
 		}
-		return List.copyOf(devices);
+		// Not List.copyOf: like Stream.toList() before, contains(null) answers false rather than throwing.
+		return Collections.unmodifiableList(devices);
 	}
 
 	/**
@@ -860,7 +862,7 @@ public final class Executor implements AutoCloseable {
 		for (NumaDomain domain : this.placement.domains()) {
 			ids.add(domain.id());
 		}
-		List<Integer> domains = List.copyOf(ids);
+		List<Integer> domains = Collections.unmodifiableList(ids);
 		String pinned = this.resources.pinFailure.get();
 		List<ScratchStatistics> scratch = new ArrayList<>();
 		for (VramDevice device : this.resources.devices) {

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -268,7 +269,7 @@ public final class Mesh implements AutoCloseable {
 		for (MemberDevice device : devices) {
 			flags.add(device.multicast());
 		}
-		return List.copyOf(flags);
+		return Collections.unmodifiableList(flags);
 	}
 
 	/** Asks this machine's driver ({@link NvlinkMulticast#system()}); a class, see {@link #multicastFlags}. */

@@ -17,6 +17,7 @@ import io.uform.UformException.Status;
 import io.uform.gpu.SimulatedRuntime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -59,6 +60,9 @@ class ExecutorVramTest {
 		Executor executor = vram(ExecutorForVramConfig.defaults().withDevices(List.of(0, 1)));
 		assertThat(executor.kind()).isEqualTo(Executor.Kind.VRAM);
 		assertThat(executor.devices()).containsExactlyElementsOf(this.devices);
+		// An unmodifiable list that answers a question about null, as Stream.toList()'s did (List.copyOf's throws).
+		assertThat(executor.devices().contains(null)).isFalse();
+		assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(() -> executor.devices().clear());
 		assertThat(executor.threads()).isEqualTo(2);
 		Set<Integer> lanes = ConcurrentHashMap.newKeySet();
 		Set<String> threads = ConcurrentHashMap.newKeySet();
