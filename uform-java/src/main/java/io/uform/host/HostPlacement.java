@@ -111,10 +111,7 @@ public record HostPlacement(List<NumaDomain> domains, int threads, int[] colocat
 
 	/** Spreads threads over domains in proportion to their CPUs, in contiguous runs. */
 	private static int[] spread(int threads, List<NumaDomain> domains) {
-		int total = 0; // a loop, not a stream: see NumaTopology.cpuBudget
-		for (NumaDomain domain : domains) {
-			total += domain.cpuCount();
-		}
+		int total = NumaDomain.cpuCount(domains);
 		int[] colocation = new int[threads];
 		for (int t = 0; t < threads; t++) {
 			long position = (long) t * total / threads;

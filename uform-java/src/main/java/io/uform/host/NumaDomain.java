@@ -16,6 +16,20 @@ public record NumaDomain(int id, int[] cpus) {
 		return this.cpus.length;
 	}
 
+	/**
+	 * How many usable CPUs some nodes carry together. A loop, not a stream: every executor asks, the first
+	 * one on the thread that makes it, where a cold JVM pays for linking a lambda.
+	 * @param domains the nodes
+	 * @return the sum of their {@link #cpuCount()}s
+	 */
+	public static int cpuCount(java.util.List<NumaDomain> domains) {
+		int cpus = 0;
+		for (NumaDomain domain : domains) {
+			cpus += domain.cpuCount();
+		}
+		return cpus;
+	}
+
 	@Override
 	public String toString() {
 		return "node" + this.id + "[" + CpuList.format(this.cpus) + "]";

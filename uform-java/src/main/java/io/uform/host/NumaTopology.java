@@ -198,11 +198,7 @@ public final class NumaTopology {
 	 * @return their usable CPUs, lowered to the quota's worth; at least 1
 	 */
 	public int cpuBudget(List<NumaDomain> chosen) {
-		// A loop, not a stream: every executor asks, the first one on the thread that makes it.
-		int cpus = 0;
-		for (NumaDomain domain : chosen) {
-			cpus += domain.cpuCount();
-		}
+		int cpus = NumaDomain.cpuCount(chosen);
 		if (this.cpuQuota.isPresent()) {
 			cpus = Math.min(cpus, this.cpuQuota.get().cpus());
 		}
