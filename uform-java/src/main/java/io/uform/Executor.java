@@ -117,14 +117,6 @@ public final class Executor implements AutoCloseable {
 	 */
 	private static final Duration IDLE_THREADS_EXIT = Duration.ofSeconds(1);
 
-	/**
-	 * How threads start outside tests. A constant rather than {@code Thread::start} at each use: the JVM
-	 * links a lambda's call site when it first runs, and a static field's runs while the class
-	 * initializes, which {@link Uform#preinitialize()} does on a background thread (the starter's), not
-	 * on the thread that makes the first executor.
-	 */
-	private static final Consumer<Thread> START_THREAD = Thread::start;
-
 	private final Resources resources;
 
 	private final Kind kind;
@@ -167,7 +159,7 @@ public final class Executor implements AutoCloseable {
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} naming the bad field and value
 	 */
 	public static Executor forRam(ExecutorForRamConfig config) {
-		return forRam(config, START_THREAD);
+		return forRam(config, HostPool.START_THREAD);
 	}
 
 	/** {@link #forRam(ExecutorForRamConfig)}, starting threads through a hook that tests make fail. */
@@ -221,7 +213,7 @@ public final class Executor implements AutoCloseable {
 		VramPlan plan = VramPlan.of(config, devices, Path.of("/"), runtimes);
 		HostPlacement placement = HostPlacement.resolve(plan.hostConfig, NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
-		return new Executor(Kind.VRAM, placement, ThreadPinner.forWorkers(), START_THREAD, plan);
+		return new Executor(Kind.VRAM, placement, ThreadPinner.forWorkers(), HostPool.START_THREAD, plan);
 	}
 
 	/**
@@ -857,7 +849,7 @@ public final class Executor implements AutoCloseable {
 		State state = (this.resources.freed.get()) ? State.FREED
 				: (deferred.refusesNew()) ? State.CLOSING : (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
 		// A loop, not a stream: the starter reads the statistics of its first executor on the main thread
-		// (see START_THREAD).
+		// (see HostPool.START_THREAD).
 		List<Integer> ids = new ArrayList<>(this.placement.domains().size());
 		for (NumaDomain domain : this.placement.domains()) {
 			ids.add(domain.id());
@@ -1008,8 +1000,7 @@ public final class Executor implements AutoCloseable {
 			try {
 				// The runner stops the workers once the last queued call has run, so that freeing never
 				// needs a thread of its own to wait (the Cleaner's action below does not wait at all).
-				Runnable beforeEachCall = (opened.isEmpty()) ? () -> {
-				} : opened.get(0)::makeCurrent;
+				Runnable beforeEachCall = (opened.isEmpty()) ? DeferredCalls.NOTHING : opened.get(0)::makeCurrent;
 				this.deferred = new DeferredCalls(name, placement.deferredLimit(), workers::isInsideTask, this::onRunnerStop,
 						beforeEachCall, threadStart);
 			}

@@ -143,11 +143,8 @@ public final class DeferredCalls {
 	 * site is linked while the class initializes, which {@code Uform.preinitialize()} does on a
 	 * background thread, instead of on the thread that makes the first executor.
 	 */
-	private static final Runnable NOTHING = () -> {
+	public static final Runnable NOTHING = () -> {
 	};
-
-	/** Starts a thread, outside tests (see {@link #NOTHING}). */
-	private static final Consumer<Thread> START_THREAD = Thread::start;
 
 	/** The exit hook, {@link #abandonAllAtExit()} (see {@link #NOTHING}). */
 	private static final Runnable ABANDON_ALL_AT_EXIT = DeferredCalls::abandonAllAtExit;
@@ -166,7 +163,7 @@ public final class DeferredCalls {
 	 * @throws UformException {@link Status#OUT_OF_MEMORY} when the runner thread cannot start
 	 */
 	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop) {
-		this(name, limit, cannotWait, onStop, NOTHING, START_THREAD);
+		this(name, limit, cannotWait, onStop, NOTHING, HostPool.START_THREAD);
 	}
 
 	/**
