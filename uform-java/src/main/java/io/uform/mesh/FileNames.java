@@ -1,7 +1,7 @@
 package io.uform.mesh;
 
 /**
- * Reads the names of a job directory's files: {@code member-<index>.properties},
+ * Writes and reads the names of a job directory's files: {@code member-<index>.properties},
  * {@code ready-<index>.properties}, {@code left-<index>.properties} (an index of 1 to 10 ASCII
  * digits) and {@code abort-<incarnation>.properties} (1 to 64 of {@code 0-9}, {@code a-f} and
  * {@code -}).
@@ -25,6 +25,16 @@ final class FileNames {
 	private static final String SUFFIX = ".properties";
 
 	private FileNames() {
+	}
+
+	/**
+	 * A file's name.
+	 * @param kind {@link #MEMBER}, {@link #READY}, {@link #LEFT} or {@link #ABORT}
+	 * @param id the index (or, for an abort file, the incarnation)
+	 * @return {@code <kind><id>.properties}
+	 */
+	static String name(String kind, Object id) {
+		return kind + id + SUFFIX;
 	}
 
 	/**

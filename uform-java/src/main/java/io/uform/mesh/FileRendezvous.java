@@ -366,12 +366,12 @@ public final class FileRendezvous {
 		}
 		JobFiles files = new JobFiles(this.jobDirectory, this.self.incarnation());
 		try {
-			files.write("left-" + this.self.index() + ".properties", marker("left", this.self, null, null), false);
-			files.deleteIfOwned("member-" + this.self.index() + ".properties");
+			files.write(FileNames.name(FileNames.LEFT, this.self.index()), marker("left", this.self, null, null), false);
+			files.deleteIfOwned(FileNames.name(FileNames.MEMBER, this.self.index()));
 			Set<String> names = files.list();
 			Set<String> finished = new HashSet<>();
 			for (MemberRecord member : this.members) {
-				String name = "left-" + member.index() + ".properties";
+				String name = FileNames.name(FileNames.LEFT, member.index());
 				if (!names.contains(name)) {
 					return;
 				}
@@ -618,7 +618,7 @@ public final class FileRendezvous {
 			if (digits == null) {
 				digits = FileNames.digits(name, FileNames.READY);
 			}
-			String left = FileNames.LEFT + digits + ".properties";
+			String left = FileNames.name(FileNames.LEFT, digits);
 			String owner = files.owner(name);
 			if (owner == null || !names.contains(left) || !owner.equals(files.owner(left))) {
 				return false;
@@ -1006,14 +1006,14 @@ public final class FileRendezvous {
 		if (seen.size() < count) {
 			for (int index = 0; index < count && name == null; index++) {
 				if (!seen.contains(index)) {
-					name = "member-" + index + ".properties";
+					name = FileNames.name(FileNames.MEMBER, index);
 				}
 			}
 		}
 		else {
 			for (int index = 0; index < count && name == null; index++) {
 				if (!ready.contains(index)) {
-					name = "ready-" + index + ".properties";
+					name = FileNames.name(FileNames.READY, index);
 				}
 			}
 		}
@@ -1105,7 +1105,7 @@ public final class FileRendezvous {
 		}
 
 		private String member(int index) {
-			return "member-" + index + ".properties";
+			return FileNames.name(FileNames.MEMBER, index);
 		}
 
 		List<MemberRecord> run() throws Failure, InterruptedException {
@@ -1135,7 +1135,7 @@ public final class FileRendezvous {
 					checkAborts(names);
 					checkOwnRecord(names);
 					readMembers(names);
-					String ready = "ready-" + this.self.index() + ".properties";
+					String ready = FileNames.name(FileNames.READY, this.self.index());
 					// Written again when it vanished, as the record is: the directory was renamed away
 					// under this run (see removeDirectory), and peers still waiting need it.
 					if (this.seen.size() == this.self.count() && (!this.readyWritten || !names.contains(ready))) {
@@ -1248,7 +1248,7 @@ public final class FileRendezvous {
 			}
 			Set<String> finished = new HashSet<>();
 			for (int index = 0; index < any.count(); index++) {
-				Marker mark = readMarkerOrNull("left-" + index + ".properties");
+				Marker mark = readMarkerOrNull(FileNames.name(FileNames.LEFT, index));
 				if (mark == null) {
 					return null;
 				}
@@ -1410,7 +1410,7 @@ public final class FileRendezvous {
 		private void checkAborts(Set<String> names) throws Failure {
 			for (String name : names) {
 				if (FileNames.abortIncarnation(name) == null || this.abortsBefore.contains(name)
-						|| name.equals("abort-" + this.self.incarnation() + ".properties")) {
+						|| name.equals(FileNames.name(FileNames.ABORT, this.self.incarnation()))) {
 					continue;
 				}
 				Marker mark;
@@ -1605,7 +1605,7 @@ public final class FileRendezvous {
 				if (this.ready.contains(index)) {
 					continue;
 				}
-				String name = "ready-" + index + ".properties";
+				String name = FileNames.name(FileNames.READY, index);
 				if (!names.contains(name)) {
 					return false;
 				}
@@ -1731,7 +1731,7 @@ public final class FileRendezvous {
 				// Also when nothing was written yet: a process that found its index claimed must tell the
 				// first claimer, who otherwise never learns of the second.
 				try {
-					this.files.write("abort-" + this.self.incarnation() + ".properties",
+					this.files.write(FileNames.name(FileNames.ABORT, this.self.incarnation()),
 							marker("abort", this.self, failure.status(), failure.getMessage()), true);
 				}
 				catch (IOException ex) {
@@ -1741,7 +1741,7 @@ public final class FileRendezvous {
 			try {
 				// Whether or not this attempt knows it wrote them yet (the JVM's exit may give up on another
 				// thread just as they are written): only files carrying its incarnation are removed.
-				this.files.deleteIfOwned("ready-" + this.self.index() + ".properties");
+				this.files.deleteIfOwned(FileNames.name(FileNames.READY, this.self.index()));
 				this.files.deleteIfOwned(member(this.self.index()));
 			}
 			catch (IOException ex) {

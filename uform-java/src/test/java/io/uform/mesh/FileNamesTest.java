@@ -44,6 +44,19 @@ class FileNamesTest {
 	}
 
 	@Test
+	void readsBackTheNamesItWrites() {
+		for (int index : new int[] { 0, 7, 1234, Integer.MAX_VALUE }) {
+			for (String kind : KINDS) {
+				assertThat(FileNames.index(FileNames.name(kind, index), kind)).as(kind + index).isEqualTo(index);
+				check(FileNames.name(kind, index));
+			}
+		}
+		String incarnation = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+		assertThat(FileNames.name(FileNames.ABORT, incarnation)).isEqualTo("abort-" + incarnation + ".properties");
+		assertThat(FileNames.abortIncarnation(FileNames.name(FileNames.ABORT, incarnation))).isEqualTo(incarnation);
+	}
+
+	@Test
 	void acceptsWhatThePatternsMatchAndNothingElse() {
 		Random random = new Random(7);
 		String[] prefixes = { "member-", "ready-", "left-", "abort-", "member", "abort", "", "x-", "member--" };
