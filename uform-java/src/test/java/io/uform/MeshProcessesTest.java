@@ -28,9 +28,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The mesh's main scenarios with real processes, one JVM each ({@link MeshMember} on a simulated
- * device): four processes join one job and agree; one that never starts fails the others in time;
- * a process killed mid-bootstrap leaves a record the next run reports; two processes claiming one
- * index both fail. Every child is killed by pid when its test ends.
+ * device): four processes join one job and agree; runs follow each other in one directory; one that
+ * never starts fails the others in time; a process killed mid-bootstrap leaves a record the next run
+ * reports; two processes claiming one index both fail. Every child is killed by pid when its test
+ * ends.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class MeshProcessesTest {
@@ -82,6 +83,24 @@ class MeshProcessesTest {
 		assertThat(peers).containsExactly(String.join(",", List.of(host(), host(), host(), host())));
 		// The last one out removed the job's directory.
 		assertThat(this.directory.resolve("four")).doesNotExist();
+	}
+
+	/**
+	 * Runs that follow each other in one directory: after a run's processes free the mesh, a new job
+	 * joins there, and so does a new run under the first job's name (a clean finish leaves nothing that
+	 * the next run could take for a crashed one's records).
+	 */
+	@Test
+	void afterFreeANewJobAndARunOfTheSameJobJoinInTheSameDirectory() throws Exception {
+		for (String job : List.of("first", "second", "first")) {
+			List<ChildJvm.Running> two = List.of(member(job, 0, 2, 40_000), member(job, 1, 2, 40_000));
+			for (ChildJvm.Running child : two) {
+				ChildJvm.Result result = child.await(60);
+				assertThat(result.exitCode()).as(result.output()).isZero();
+				assertThat(result.output()).contains("job=" + job).contains("LEFT");
+			}
+			assertThat(names(this.directory)).as("after run of %s", job).isEmpty();
+		}
 	}
 
 	@Test

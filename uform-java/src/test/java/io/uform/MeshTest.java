@@ -336,6 +336,28 @@ class MeshTest {
 		executor.free();
 	}
 
+	/**
+	 * An absent timeout is {@link MeshOptions#DEFAULT_TIMEOUT}, two minutes: the waiting process's
+	 * record says so, and its peers judge its staleness by it.
+	 */
+	@Test
+	void anAbsentTimeoutIsTheDefaultTwoMinutes() throws Exception {
+		MeshOptions absent = new MeshOptions(0, 2, null, this.directory, "default-timeout", null);
+		CompletableFuture<Mesh> waiting = start(List.of(absent), (device, ordinal) -> false,
+				(device, ordinal) -> false).get(0);
+		Path record = this.directory.resolve("default-timeout").resolve("member-0.properties");
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (!Files.exists(record) && System.nanoTime() < deadline) {
+			Thread.sleep(5);
+		}
+		assertThat(MemberRecord.parse(Files.readAllBytes(record)).timeout()).isEqualTo(Duration.ofMinutes(2))
+			.isEqualTo(MeshOptions.DEFAULT_TIMEOUT);
+		// Its peer arrives (timeouts need not agree), so the run joins and the test frees both.
+		Mesh peer = keep(Mesh.bootstrap(vram(1), options(1, 2, "default-timeout")));
+		keep(waiting.get(30, TimeUnit.SECONDS));
+		assertThat(peer.describe().hostDomainCount()).isEqualTo(2);
+	}
+
 	@Test
 	void aRecordOfAnotherHostOlderThanTheTimeoutIsReportedAsLeftByAnEarlierRun() throws IOException {
 		Instant old = Instant.now().minus(Duration.ofMinutes(10));

@@ -111,7 +111,9 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * <ul>
  * <li>it comes from this host (same host name, boot id and pid namespace) and its pid is gone, or
  *     names a process that started at another time (pid reused);</li>
- * <li>it comes from a host of the same name whose boot id differs (the host rebooted since);</li>
+ * <li>it comes from a host of the same name whose boot id differs (the host rebooted since, or another
+ *     machine or pod has that name: a Kubernetes Job re-created under the same name reuses its pods' names,
+ *     and only one process of a run holds an index, so that record is not a live peer's);</li>
  * <li>its writer began its bootstrap more than the timeout (the longer of its and this process's)
  *     before this process began: a live peer never waits longer than its timeout, so nobody can be
  *     waiting for it; if its run completed, its processes are running without this one. Not when it
@@ -785,7 +787,11 @@ public final class FileRendezvous {
 				}
 			}
 			else if (!ThisProcess.bootId(record.hostKey()).equals(ThisProcess.bootId(self.hostKey()))) {
-				return "host " + record.host() + " has rebooted since (its boot id changed)";
+				// Host names are pod names on Kubernetes, and a Job re-created under the same name reuses them on
+				// whatever node its pods land: the boot id tells the record's machine apart, not only a reboot.
+				return "it was written on host " + record.host() + " under another boot id than this process's: that "
+						+ "host has rebooted since, or the record comes from another machine or pod of the same host name "
+						+ "(a Kubernetes Job re-created under the same name reuses its pods' names)";
 			}
 		}
 		Duration wait = (record.timeout().compareTo(self.timeout()) > 0) ? record.timeout() : self.timeout();

@@ -51,7 +51,7 @@ class KubernetesManifestTest {
 
 	private static final String JOB = "UFORM_MESH_JOB";
 
-	/** The Spring manifest's index, for the (planned) uform.mesh.host-domain-index. */
+	/** The Spring manifest's index, which the starter binds as uform.mesh.host-domain-index. */
 	private static final String INDEX = "UFORM_MESH_HOST_DOMAIN_INDEX";
 
 	@ParameterizedTest
