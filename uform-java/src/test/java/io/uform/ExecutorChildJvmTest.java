@@ -9,14 +9,15 @@ import org.junit.jupiter.api.Timeout;
 import io.uform.child.CallsQueuedAtExit;
 import io.uform.child.CleanupAtExit;
 import io.uform.child.DeferredCallExhaustsTheHeap;
+import io.uform.child.NoThreadAfterFree;
 import io.uform.child.TasksExhaustTheHeap;
 import io.uform.cli.VramCheck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What needs a JVM of its own: tasks that exhaust a small heap, and calls still queued when the JVM
- * exits. Each child runs with a time limit and is killed past it.
+ * What needs a JVM of its own: tasks that exhaust a small heap, calls still queued when the JVM
+ * exits, and every uform thread of the JVM gone once its executors are freed. Each child runs with a time limit and is killed past it.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ExecutorChildJvmTest {
@@ -68,6 +69,21 @@ class ExecutorChildJvmTest {
 			assertThat(result.output()).contains("queued call " + call + ": UformException: ")
 				.contains("dropped deferred call #" + (call + 1) + " before it started: the JVM is exiting");
 		}
+	}
+
+	/**
+	 * Once the last executor is freed no uform thread is left, the shared completion pool's included
+	 * (its idle threads exit at once rather than after their 30 s keep-alive); while an executor lives,
+	 * the pool keeps its threads for reuse.
+	 */
+	@Test
+	void onceTheLastExecutorIsFreedNoUformThreadRemainsTheCompletionPoolsIncluded() throws Exception {
+		ChildJvm.Result result = ChildJvm.start(NoThreadAfterFree.class, List.of("-Xmx64m"), List.of()).await(60);
+		assertThat(result.exitCode()).as(result.output()).isZero();
+		assertThat(result.output()).containsPattern("one executor left: [1-9]\\d* completion threads")
+			.containsPattern("after the last free: no uform thread, within \\d+ ms")
+			.containsPattern("an executor again, idle 300 ms: [1-9]\\d* completion threads")
+			.containsPattern("after its free: no uform thread, within \\d+ ms");
 	}
 
 	@Test

@@ -347,6 +347,7 @@ public final class DeferredCalls {
 	}
 
 	private void runCalls() {
+		DeferredCompletions.runnerStarted();
 		try {
 			while (true) {
 				Object next = takeNext();
@@ -376,7 +377,12 @@ public final class DeferredCalls {
 		}
 		finally {
 			LIVE.remove(this);
-			this.onStop.run();
+			try {
+				this.onStop.run();
+			}
+			finally {
+				DeferredCompletions.runnerStopped();
+			}
 		}
 	}
 

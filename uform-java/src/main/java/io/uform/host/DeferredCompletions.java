@@ -18,6 +18,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * not one thread: a continuation that waits for a later call's future would then block the
  * completion it waits for. The pool grows while continuations block, and its idle threads exit after
  * {@link #KEEP_ALIVE_SECONDS}, so an idle process holds none.
+ *
+ * <p>Once no executor's deferred-call runner is alive (every executor freed: a closed application
+ * context, say) idle threads exit at once instead: completions come only from runners and from the
+ * calls a free drops, so nothing is left to reuse them for, and "no uform thread remains after close"
+ * holds without a 30 s wait. A thread still running a continuation finishes it first. The next runner
+ * to start restores the keep-alive.
+ *
+ * <p>Threads: {@link #runners} and the pool's keep-alive change together under the class's lock, from
+ * the runners' own threads as they start and stop; nothing else reads the count.
  */
 final class DeferredCompletions {
 
@@ -25,6 +34,9 @@ final class DeferredCompletions {
 	static final long KEEP_ALIVE_SECONDS = 30;
 
 	private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+	/** Deferred-call runners alive in this JVM; guarded by the class's lock. */
+	private static int runners;
 
 	/** How long a completion waits between attempts while the heap is full. */
 	private static final long WAIT_FOR_MEMORY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -46,6 +58,26 @@ final class DeferredCompletions {
 	private static final ThreadLocal<Object> COMPLETING = new ThreadLocal<>();
 
 	private DeferredCompletions() {
+	}
+
+	/**
+	 * Counts a deferred-call runner that starts, on its own thread: the first one alive keeps idle
+	 * completion threads for {@link #KEEP_ALIVE_SECONDS} again.
+	 */
+	static synchronized void runnerStarted() {
+		if (runners++ == 0) {
+			POOL.setKeepAliveTime(KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
+		}
+	}
+
+	/**
+	 * Counts a deferred-call runner that stops, on its own thread, after its last call: when none is
+	 * left, idle completion threads exit at once (the pool wakes them to see the new keep-alive).
+	 */
+	static synchronized void runnerStopped() {
+		if (--runners == 0) {
+			POOL.setKeepAliveTime(0, TimeUnit.NANOSECONDS);
+		}
 	}
 
 	/**

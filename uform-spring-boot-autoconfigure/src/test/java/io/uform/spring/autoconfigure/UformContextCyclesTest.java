@@ -56,10 +56,10 @@ class UformContextCyclesTest {
 		// One cycle first: it starts what lives once per JVM (uform's Cleaner thread, class loading),
 		// which is not a leak.
 		cycle(bothDevices, 0, startBytes);
-		assertThat(UformThreads.awaitNoExecutorOwned(Duration.ofSeconds(5)))
-			.as("executor-owned uform threads alive after the first cycle")
+		assertThat(UformThreads.awaitNone(Duration.ofSeconds(5)))
+			.as("uform threads alive after the first cycle")
 			.isEmpty();
-		int baseline = UformThreads.liveThreadsButSharedCompletions();
+		int baseline = UformThreads.liveThreads();
 		List<String> made = new ArrayList<>();
 		long start = System.nanoTime();
 		for (int c = 1; c <= CYCLES; c++) {
@@ -67,16 +67,16 @@ class UformContextCyclesTest {
 		}
 		long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 		assertThat(made).as("executors made").hasSize(2 * CYCLES).doesNotHaveDuplicates();
-		assertThat(UformThreads.awaitNoExecutorOwned(Duration.ofSeconds(5)))
-			.as("executor-owned uform threads alive after %d cycles", CYCLES)
+		assertThat(UformThreads.awaitNone(Duration.ofSeconds(5)))
+			.as("uform threads alive after %d cycles", CYCLES)
 			.isEmpty();
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		int live = UformThreads.liveThreadsButSharedCompletions();
+		int live = UformThreads.liveThreads();
 		while (live > baseline + THREAD_TOLERANCE && System.nanoTime() - deadline < 0) {
 			TimeUnit.MILLISECONDS.sleep(20);
-			live = UformThreads.liveThreadsButSharedCompletions();
+			live = UformThreads.liveThreads();
 		}
-		assertThat(live).as("live threads (uform-completion-* left out) after %d cycles; baseline %d; %d cycles took "
+		assertThat(live).as("live threads after %d cycles; baseline %d; %d cycles took "
 				+ "%d ms", CYCLES, baseline, CYCLES, millis)
 			.isLessThanOrEqualTo(baseline + THREAD_TOLERANCE);
 		assertThat(usedBytes()).as("simulated device memory in use after %d cycles", CYCLES).containsExactly(startBytes);

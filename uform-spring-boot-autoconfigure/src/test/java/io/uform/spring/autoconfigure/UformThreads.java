@@ -8,34 +8,29 @@ import java.util.function.Predicate;
 /**
  * The live threads uform made, for tests that check that closing a context leaves none behind.
  *
- * <p>What "no uform thread remains" means: every thread an executor owns is gone once the executor
- * is freed, i.e. its workers ({@code uform-<executor>-worker-<i>}) and its deferred-call runner
- * ({@code uform-<executor>-deferred}). One kind of uform thread is not owned by any executor:
- * {@code uform-completion-<n>}, the cached pool of daemon threads (see
- * {@code io.uform.host.DeferredCompletions}) on which the futures of every executor's deferred calls
- * complete. That pool is process-wide and outlives every executor by design: its idle threads exit on
- * their own after its keep-alive (30 s), so a test that waited for them would take half a minute and
- * prove nothing about the executor it closed. They are therefore left out here, and
- * {@link #sharedCompletionThreadsAreDaemons()} checks that they cannot keep the JVM alive.
+ * <p>What "no uform thread remains" means: every {@code uform-*} thread is gone once the last
+ * executor is freed. An executor owns its workers ({@code uform-<executor>-worker-<i>}) and its
+ * deferred-call runner ({@code uform-<executor>-deferred}), gone when it is freed. One kind is owned by
+ * no executor: {@code uform-completion-<n>}, the process-wide pool on which every executor's deferred
+ * calls complete ({@code io.uform.host.DeferredCompletions}). Its idle threads stay 30 s for reuse while
+ * any executor lives, and exit at once when none does; so a test that closes a context and checks for
+ * no uform thread at all also proves no executor of the JVM was left alive, its own or an earlier
+ * test's.
  */
 final class UformThreads {
 
 	/** Name prefix of every thread uform starts. */
 	static final String PREFIX = "uform-";
 
-	/** Name prefix of the process-wide completion pool, which no executor owns. */
-	static final String SHARED_COMPLETION_PREFIX = "uform-completion-";
-
 	private UformThreads() {
 	}
 
 	/**
-	 * The names of the live threads owned by some executor: every live {@code uform-*} thread but the
-	 * shared completion pool's.
+	 * The names of every live {@code uform-*} thread, the shared completion pool's included.
 	 * @return the names, sorted
 	 */
-	static List<String> executorOwned() {
-		return names((name) -> name.startsWith(PREFIX) && !name.startsWith(SHARED_COMPLETION_PREFIX));
+	static List<String> all() {
+		return names((name) -> name.startsWith(PREFIX));
 	}
 
 	/**
@@ -49,14 +44,14 @@ final class UformThreads {
 	}
 
 	/**
-	 * Waits at most {@code max} for every executor-owned thread to exit. Threads end just after
-	 * {@code free()} returns (a joined thread is gone; a worker stopped by a given-up free ends when
-	 * what it runs returns), so a short wait is fair; a longer one is a leak.
+	 * Waits at most {@code max} for every uform thread to exit, the completion pool's included: once no
+	 * executor lives, its idle threads exit at once, and one still running a continuation when it
+	 * returns.
 	 * @param max the longest wait
 	 * @return the names still alive at the end; empty when none
 	 */
-	static List<String> awaitNoExecutorOwned(Duration max) throws InterruptedException {
-		return await(UformThreads::executorOwned, max);
+	static List<String> awaitNone(Duration max) throws InterruptedException {
+		return await(UformThreads::all, max);
 	}
 
 	/**
@@ -70,25 +65,11 @@ final class UformThreads {
 	}
 
 	/**
-	 * How many live threads the JVM has, the shared completion pool's left out (it grows and shrinks
-	 * with load, on its own schedule).
+	 * How many live threads the JVM has.
 	 * @return the count
 	 */
-	static int liveThreadsButSharedCompletions() {
-		return names((name) -> !name.startsWith(SHARED_COMPLETION_PREFIX)).size();
-	}
-
-	/**
-	 * Whether every live thread of the shared completion pool is a daemon, so that it can never keep
-	 * the JVM from exiting.
-	 * @return {@code true} when all are (or there are none)
-	 */
-	static boolean sharedCompletionThreadsAreDaemons() {
-		return Thread.getAllStackTraces()
-			.keySet()
-			.stream()
-			.filter((thread) -> thread.isAlive() && thread.getName().startsWith(SHARED_COMPLETION_PREFIX))
-			.allMatch(Thread::isDaemon);
+	static int liveThreads() {
+		return names((name) -> true).size();
 	}
 
 	private static List<String> await(java.util.function.Supplier<List<String>> alive, Duration max)

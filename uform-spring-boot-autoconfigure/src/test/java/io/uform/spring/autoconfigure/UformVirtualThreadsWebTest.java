@@ -192,8 +192,8 @@ class UformVirtualThreadsWebTest {
 			}
 			context.close();
 		}
-		assertThat(UformThreads.awaitNoExecutorOwned(Duration.ofSeconds(5)))
-			.as("executor-owned uform threads alive after close").isEmpty();
+		assertThat(UformThreads.awaitNone(Duration.ofSeconds(5)))
+			.as("uform threads alive after close").isEmpty();
 	}
 
 	/** Requests that wait at the gate before they use the executor. */
