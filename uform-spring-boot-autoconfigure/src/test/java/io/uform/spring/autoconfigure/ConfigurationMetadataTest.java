@@ -29,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The configuration metadata IDEs read, checked against the code and the docs: every {@code uform.*}
  * property has a description; the value hints list exactly uform's CPU classes, GPU classes and the
  * {@code uform.vram.enabled} values, so hints cannot drift from what the executor accepts; and
- * {@code docs/configuration.md} documents exactly the properties that exist. Read from the metadata
+ * {@code docs/configuration.md} documents exactly the properties that exist, the Actuator's
+ * {@code management.*.uform.*} ones too. Read from the metadata
  * the configuration processor generates, which also proves the processor ran and merged the
  * hand-written hints.
  */
@@ -96,13 +97,19 @@ class ConfigurationMetadataTest {
 	void docsListExactlyThePropertiesThatExist() throws IOException {
 		// Surefire runs in the module's directory; the docs sit beside it.
 		String docs = Files.readString(Path.of("..", "docs", "configuration.md"));
-		Matcher row = Pattern.compile("(?m)^\\|\\s*`(uform\\.[a-z0-9.\\-]+)`").matcher(docs);
+		Matcher row = Pattern.compile("(?m)^\\|\\s*`((?:uform|management)\\.[a-z0-9.\\-]+)`").matcher(docs);
 		Set<String> documented = new TreeSet<>();
 		while (row.find()) {
 			documented.add(row.group(1));
 		}
+		// Every property of the starter's metadata: uform's own and the Actuator's management.* ones.
+		Set<String> existing = new TreeSet<>();
+		for (JsonNode property : metadata.get("properties")) {
+			existing.add(property.get("name").asString());
+		}
+		assertThat(existing).contains("management.endpoint.uform.access", "management.health.uform.enabled");
 		assertThat(documented).as("properties in docs/configuration.md's tables")
-			.containsExactlyInAnyOrderElementsOf(new TreeSet<>(properties().keySet()));
+			.containsExactlyInAnyOrderElementsOf(existing);
 	}
 
 	/** Every {@code uform.*} property, by name, with its description. */
