@@ -62,6 +62,9 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 			"uformRamExecutorConfig", RAM, UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, VRAM,
 			"uformVramExecutorConfig", VRAM, UformAutoConfiguration.MESH_BEAN_NAME, MESH, "uformMeshOptions", MESH);
 
+	/** How many elements of a list the report gives the origin of. */
+	private static final int LISTED_ELEMENTS = 16;
+
 	private final @Nullable ConfigurableListableBeanFactory beanFactory;
 
 	private final @Nullable Environment environment;
@@ -146,11 +149,33 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		String written = (fromProperty && set.getName().toString().equals(property)) ? String.valueOf(set.getValue())
 				: cause.value();
 		String value = (written == null || "null".equals(written)) ? " is not set" : " = " + shown(written) + " is invalid";
-		String origin = ConfiguredProperties.setIn(set);
+		String origin = (set != null && !set.getName().toString().equals(property)) ? elementsSetIn(property)
+				: ConfiguredProperties.setIn(set);
 		// The description says what is wrong, the action what to do: uform's message holds both, so it
-		// is split rather than repeated.
+		// is split rather than repeated, and the action is put in the properties' terms.
 		return new FailureAnalysis(where + " could not be made: " + property + value + origin + ".",
-				"Update " + property + " in your configuration: " + cause.fix() + ".", cause);
+				"Update " + property + " in your configuration: " + PropertyTerms.of(cause.fix(), feed.prefix(),
+						feed.config()) + ".",
+				cause);
+	}
+
+	/**
+	 * Where a list set one element at a time was set, every element's origin (a YAML list, or
+	 * {@code name[0]=}, {@code name[1]=} lines): uform's message names the bad element by value, and
+	 * only the first element's origin would point at a good one.
+	 */
+	private String elementsSetIn(String property) {
+		List<String> origins = new ArrayList<>();
+		int index = 0;
+		ConfigurationProperty element;
+		while (this.environment != null && index < LISTED_ELEMENTS
+				&& (element = ConfiguredProperties.find(this.environment, property + "[" + index + "]")) != null) {
+			if (element.getOrigin() != null) {
+				origins.add(element.getOrigin().toString());
+			}
+			index++;
+		}
+		return origins.isEmpty() ? "" : " (set in " + String.join(", ", origins) + ")";
 	}
 
 	private static String action(UformException cause, @Nullable Feed feed) {

@@ -71,13 +71,18 @@ class UformFailureAnalyzerTest {
 		assertThat(report).contains("uform.ram.cpu-class = intel-haswel is invalid")
 			.contains("Update uform.ram.cpu-class in your configuration: ")
 			.contains("did you mean intel-haswell?");
+		// Then the classes of this machine's architecture only: no ARM class on x86-64, and the reverse.
+		boolean arm = System.getProperty("os.arch").matches("aarch64|arm64");
+		assertThat(report).contains(arm ? "The aarch64 classes are arm-neon" : "The x86-64 classes are serial, intel-haswell")
+			.doesNotContain(arm ? "intel-" : "arm-");
 	}
 
 	@Test
 	void aMemoryDomainThatDoesNotExistListsTheOnesThatDo(CapturedOutput output) {
 		String report = failedStart(output, List.of(App.class), "--uform.ram.memory-domains=42");
 		assertThat(report).contains("uform.ram.memory-domains = 42 is invalid")
-			.contains("node 42 does not exist");
+			.contains("node 42 does not exist")
+			.containsPattern("use nodes from \\[\\d+(, \\d+)*\\]");
 	}
 
 	@Test
@@ -104,6 +109,9 @@ class UformFailureAnalyzerTest {
 		assertThat(report).contains("The uform bean 'uformMesh' could not be made: uform.mesh.directory is not set")
 			.contains("Update uform.mesh.directory in your configuration")
 			.contains("every host sees");
+		// In the properties' terms, not MeshOptions' field names (which the log line before it shows).
+		assertThat(action(report)).contains("a run with peers (uform.mesh.host-domain-count = 2)")
+			.doesNotContain("hostDomainCount");
 	}
 
 	@Test
@@ -134,8 +142,17 @@ class UformFailureAnalyzerTest {
 		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=1",
 				"--uform.mesh.timeout=-5s");
 		assertThat(report).contains("uform.mesh.timeout = -5s is invalid")
-			.contains("Update uform.mesh.timeout in your configuration")
-			.contains("must be positive");
+			.contains("Update uform.mesh.timeout in your configuration");
+		assertThat(action(report)).contains("must be positive, e.g. 120s, or unset for the default (120 s)")
+			.doesNotContain("Duration.of")
+			.doesNotContain("DEFAULT_TIMEOUT");
+	}
+
+	/** The report's action: what follows its last "Action:", without the log lines before the report. */
+	private static String action(String report) {
+		int at = report.lastIndexOf("Action:");
+		assertThat(at).as("an Action: in %s", report).isNotNegative();
+		return report.substring(at);
 	}
 
 	@Test
@@ -269,6 +286,9 @@ class UformFailureAnalyzerTest {
 				"--uform.ram.memory-domains[0]=0", "--uform.ram.memory-domains[1]=42");
 		assertThat(domains).contains("uform.ram.memory-domains").contains("Update uform.ram.memory-domains in your "
 				+ "configuration: ").doesNotContain("tuneRamDeferred");
+		// Set one element at a time: every element's origin, the bad one's among them.
+		assertThat(domains).contains("(set in \"uform.ram.memory-domains[0]\" from property source \"commandLineArgs\", "
+				+ "\"uform.ram.memory-domains[1]\" from property source \"commandLineArgs\")");
 		String timeout = failedStart(output, List.of(App.class, DeferredLimitCustomizers.class),
 				"--uform.mesh.host-domain-count=1", "--uform.mesh.timeout=-5s");
 		assertThat(timeout).contains("uform.mesh.timeout = -5s is invalid").doesNotContain("tuneMesh");
