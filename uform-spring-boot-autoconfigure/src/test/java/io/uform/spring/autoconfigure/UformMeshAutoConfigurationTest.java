@@ -21,6 +21,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -88,10 +89,14 @@ class UformMeshAutoConfigurationTest {
 			.doesNotContain("could not leave cleanly");
 	}
 
+	/**
+	 * Lifecycles stop from the highest phase down: the mesh before Boot's graceful shutdown of the web
+	 * server, the executors after it. {@link UformMeshWebServerTest} shows the order with a real server.
+	 */
 	@Test
 	void theMeshLeavesFirstAndTheExecutorsAfterTheWebServer() {
-		assertThat(UformMeshLifecycle.PHASE).isGreaterThan(UformExecutorLifecycle.PHASE)
-			.isGreaterThan(org.springframework.context.SmartLifecycle.DEFAULT_PHASE - 1024);
+		assertThat(UformMeshLifecycle.PHASE).isGreaterThan(WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE);
+		assertThat(UformExecutorLifecycle.PHASE).isLessThan(WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE);
 	}
 
 	@Test
