@@ -129,6 +129,20 @@ class UformActuatorAutoConfigurationTest {
 				.doesNotHaveBean(UformHealthIndicator.class));
 	}
 
+	/**
+	 * jackson-annotations is an optional dependency (the endpoint's {@code @JsonValue}): without it the
+	 * endpoint is still made and answers, the annotation simply absent at run time.
+	 */
+	@Test
+	void withoutJacksonAnnotationsTheEndpointIsMadeAndAnswers() {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=uform")
+			.withClassLoader(new FilteredClassLoader("com.fasterxml.jackson.annotation"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(UformEndpoint.class);
+				assertThat(context.getBean(UformEndpoint.class).uform().executors()).isNotEmpty();
+			});
+	}
+
 	@Test
 	void eachPieceBacksOffWithoutItsOwnMarkerClass() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=uform")

@@ -357,6 +357,29 @@ class UformMetricsAutoConfigurationTest {
 				.doesNotHaveBean(UformMetricsAutoConfiguration.MESH_METRICS_BEAN_NAME));
 	}
 
+	/**
+	 * Micrometer without Boot's metrics module (an application that brings its own registry): uform's
+	 * configuration names Boot's metrics configurations only by name, so it loads and its binders are
+	 * made. Binding them is then the application's, as for Boot's own binders: Boot's metrics module is
+	 * what binds every MeterBinder bean to the registries.
+	 */
+	@Test
+	void withMicrometerButWithoutBootsMetricsModuleTheBindersAreMade() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(UformAutoConfiguration.class, UformMetricsAutoConfiguration.class))
+			.withPropertyValues("uform.ram.threads=2")
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.micrometer.metrics"))
+			.withBean(SimpleMeterRegistry.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasBean(UformMetricsAutoConfiguration.EXECUTOR_METRICS_BEAN_NAME);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.find("executor.pool.size").meters()).as("nothing bound the binders").isEmpty();
+				context.getBean(UformMetricsAutoConfiguration.EXECUTOR_METRICS_BEAN_NAME, MeterBinder.class)
+					.bindTo(registry);
+				assertThat(registry.find("executor.pool.size").tag("name", RAM).meters()).hasSize(1);
+			});
+	}
+
 	private static Set<String> tagKeys(Meter meter) {
 		return meter.getId().getTags().stream().map(Tag::getKey).collect(Collectors.toSet());
 	}
