@@ -57,7 +57,7 @@ class DashboardsAgainstPrometheusTest {
 	private static final Set<String> SHIPPED = Set.of("uform-executors.json", "uform-devices.json");
 
 	/** Every dashboard filters by these; the devices dashboard by {@code device} too. */
-	private static final List<String> VARIABLES = List.of("application", "instance", "executor");
+	private static final List<String> VARIABLES = List.of("datasource", "application", "instance", "executor");
 
 	/** Prometheus' output, kept after the test for a failure's full story. */
 	private static final Path PROMETHEUS_LOG = Path.of("target", "e2e-prometheus", "prometheus.log");

@@ -3,6 +3,8 @@ package io.uform.spring.autoconfigure.metrics;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +21,9 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.uform.Executor;
+import io.uform.GpuDevice;
+import io.uform.GpuReadings;
+import io.uform.GpuVendor;
 import io.uform.spring.autoconfigure.UformAutoConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,6 +59,26 @@ class UformPrometheusNamesTest {
 			expected.removeAll(NOT_ON_SIMULATED_DEVICES);
 			assertThat(scraped).as("series the registry writes for uform").containsExactlyInAnyOrderElementsOf(expected);
 		});
+	}
+
+	/**
+	 * The readings simulated devices do not report, from {@link UformGpuMetrics} over a device whose
+	 * vendor reports them all (the readings are the test's): their documented names are the scraped
+	 * ones too, so that a dashboard panel only a real GPU fills reads a name that exists.
+	 */
+	@Test
+	void theNamesOfReadingsOnlyARealGpuReportsAreTheScrapedOnes() throws IOException {
+		Set<String> documented = documentedNames();
+		assertThat(documented).containsAll(NOT_ON_SIMULATED_DEVICES);
+		GpuDevice hopper = new GpuDevice(GpuVendor.NVIDIA, 0, "nvidia-hopper", 132, 80L << 30, "NVIDIA H100 80GB HBM3",
+				"GPU-5fa2c1d0-8f3e-4b1a-9c7d-2e6f1a0b3c4d", "0000:17:00.0");
+		PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+		new UformGpuMetrics(List.of(hopper), (ordinal) -> new GpuReadings(1L << 30, 80L << 30, 7, 123.5, 41.0),
+				Duration.ZERO, System::nanoTime)
+			.bindTo(registry);
+		Set<String> scraped = scrapedUformNames(registry.scrape());
+		assertThat(scraped).containsAll(NOT_ON_SIMULATED_DEVICES);
+		assertThat(documented).containsAll(scraped);
 	}
 
 	/** The second column of docs/metrics.md's meter tables, with "`x_count`, `_sum`" expanded. */
