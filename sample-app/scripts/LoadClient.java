@@ -28,6 +28,9 @@ import java.util.regex.Pattern;
  */
 public final class LoadClient {
 
+	/** Longest wait for one search's answer: far above any search's latency, so only a stuck server meets it. */
+	private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
 	private static final Pattern HITS = Pattern.compile("\"hits\":\\[(.*?)]");
 
 	private static final Pattern ROW = Pattern.compile("\"row\":(\\d+)");
@@ -148,9 +151,11 @@ public final class LoadClient {
 	/** {@code GET /search/random} for one engine, k and seed. */
 	private static HttpResponse<String> randomSearch(HttpClient http, URI base, String engine, int k, long seed)
 			throws java.io.IOException, InterruptedException {
+		// Bounded, so that a stuck server ends the run (counted as errors) instead of hanging it.
 		return http.send(HttpRequest.newBuilder(
-				base.resolve("/search/random?engine=" + engine + "&k=" + k + "&seed=" + seed)).build(),
-				HttpResponse.BodyHandlers.ofString());
+				base.resolve("/search/random?engine=" + engine + "&k=" + k + "&seed=" + seed))
+			.timeout(REQUEST_TIMEOUT)
+			.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 	/** Every engine answers the same queries with the same hits; returns each engine's path. */

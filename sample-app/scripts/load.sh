@@ -61,7 +61,7 @@ trap cleanup EXIT
 healthy() {
   local url="http://127.0.0.1:$1/actuator/health"
   if command -v curl >/dev/null 2>&1; then
-    curl -fs "$url" >/dev/null 2>&1
+    curl -fs --max-time 2 "$url" >/dev/null 2>&1
   elif command -v python3 >/dev/null 2>&1; then
     python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "$url" >/dev/null 2>&1
   else

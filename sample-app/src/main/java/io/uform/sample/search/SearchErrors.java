@@ -45,8 +45,12 @@ class SearchErrors {
 
 	@ExceptionHandler
 	ProblemDetail badParameter(MethodArgumentTypeMismatchException ex) {
+		String value = String.valueOf(ex.getValue());
+		// A whole number too large for the parameter's type is out of range, not "not a whole number".
+		String what = value.matches("[-+]?\\d+") ? " is out of range" : " must be a whole number";
+		String range = "k".equals(ex.getName()) ? " (k: 1 to " + this.search.corpus().rows() + ")" : "";
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
-				ex.getName() + " must be a whole number, was '" + ex.getValue() + "'");
+				ex.getName() + what + range + ", was '" + value + "'");
 	}
 
 	@ExceptionHandler

@@ -3,6 +3,7 @@ package io.uform.sample.e2e;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,13 +49,19 @@ class LoadScriptMistakesTest {
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.add(SCRIPT.toString());
 		command.addAll(List.of(args));
-		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+		// Output to a file, not a pipe: a read of a pipe cannot be interrupted, so a hung script would hang
+		// the build past any timeout; waitFor with a limit can.
+		Path output = Files.createTempFile("load-script", ".txt");
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
 		try {
-			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-			return new Run(process.waitFor(), output);
+			if (!process.waitFor(60, TimeUnit.SECONDS)) {
+				throw new AssertionError("the load script did not end within 60 s: " + Files.readString(output));
+			}
+			return new Run(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
 		}
 		finally {
 			process.destroyForcibly();
+			Files.deleteIfExists(output);
 		}
 	}
 
