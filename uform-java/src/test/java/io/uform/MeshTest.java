@@ -105,6 +105,11 @@ class MeshTest {
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "a/b", t), "job = a/b", "path separator");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "a\\b", t), "job = a\\b", "path separator");
 		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run\n42", t), "job = run", "U+000A");
+		// An unresolved placeholder, as Spring binds one whose variable is unset: every run would share it.
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "${JOB_NAME}", t), "job = ${JOB_NAME}",
+				"holds ${JOB_NAME}, a placeholder whose variable was not set");
+		assertInvalid(executor, new MeshOptions(0, 2, null, dir, "run-${RUN_ID", t), "job = run-${RUN_ID",
+				"holds ${RUN_ID, a placeholder");
 		// The message shows such a character escaped, as it is logged wherever the failure goes; value() keeps it.
 		assertThatThrownBy(() -> Mesh.bootstrap(executor, new MeshOptions(0, 2, null, dir, "run\u001b[2J", t)))
 			.isInstanceOfSatisfying(UformException.class, (ex) -> {

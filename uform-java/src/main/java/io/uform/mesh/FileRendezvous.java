@@ -416,6 +416,16 @@ public final class FileRendezvous {
 		if (job.indexOf('/') >= 0 || job.indexOf('\\') >= 0) {
 			return "contains a path separator ('/' or '\\')";
 		}
+		int placeholder = job.indexOf("${");
+		if (placeholder >= 0) {
+			// Spring's binder leaves a placeholder whose variable is unset as it is written, and so do
+			// shells in single quotes: every run would then share the job name "${JOB_NAME}", and the
+			// next run would meet the last one's records.
+			int end = job.indexOf('}', placeholder);
+			String variable = (end > placeholder) ? job.substring(placeholder, end + 1) : job.substring(placeholder);
+			return "holds " + variable + ", a placeholder whose variable was not set; set it (on Kubernetes, from the "
+					+ "Job's name), or give the job name itself";
+		}
 		// By code point: format characters past the basic plane (the invisible tag characters U+E0001 and
 		// U+E0020 to U+E007F) are two chars, neither of which is a format character by itself.
 		for (int i = 0; i < job.length(); i += Character.charCount(job.codePointAt(i))) {
