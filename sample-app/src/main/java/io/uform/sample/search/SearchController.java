@@ -1,11 +1,8 @@
 package io.uform.sample.search;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
-import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.annotation.JsonDeserialize;
@@ -43,11 +40,6 @@ public class SearchController {
 			throw new BadSearchException("the body is empty: send {\"vector\": [" + this.search.corpus().dimensions()
 					+ " numbers], \"k\": " + DEFAULT_K + "}");
 		}
-		if (!request.unknown().isEmpty()) {
-			// Boot's JSON reader ignores unknown fields; a misspelt "topk" would then search with k = 10.
-			throw new BadSearchException("unknown field(s) " + request.unknown().keySet() + ": the body takes vector, "
-					+ "k and engine");
-		}
 		int k = (request.k() != null) ? request.k() : DEFAULT_K;
 		return SearchResponse.of(this.search.search(request.vector(), k, request.engine()), this.search.corpus(), null);
 	}
@@ -73,15 +65,9 @@ public class SearchController {
 	 * @param vector the query, as many numbers as the corpus's dimension
 	 * @param k hits wanted, 10 when absent
 	 * @param engine which path scans, {@code auto} when absent
-	 * @param unknown any other field, refused (a misspelt field would otherwise be ignored)
 	 */
 	public record SearchRequest(@JsonDeserialize(using = JsonNumberArray.class) float @Nullable [] vector,
-			@Nullable Integer k, @Nullable String engine, @JsonAnySetter Map<String, Object> unknown) {
-
-		/** Keeps {@code unknown} a map whatever the JSON held. */
-		public SearchRequest {
-			unknown = (unknown != null) ? unknown : new LinkedHashMap<>();
-		}
+			@Nullable Integer k, @Nullable String engine) {
 	}
 
 	/**

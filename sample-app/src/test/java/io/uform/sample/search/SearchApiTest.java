@@ -106,7 +106,8 @@ class SearchApiTest {
 		refused(get("/search/random?k=2147483648"), "k is out of range (k: 1 to 3001), was '2147483648'");
 		refused(get("/search/random?seed=99999999999999999999"), "seed is out of range, was '99999999999999999999'");
 		// A misspelt field was ignored, and the search ran with k = 10.
-		refused(post("{\"vector\": " + fifty + ", \"topk\": 1}"), "unknown field(s) [topk]: the body takes vector, k and engine");
+		refused(post("{\"vector\": " + fifty + ", \"topk\": 1}"), "Unrecognized property \"topk\"");
+		refused(post("{\"unknown\": null, \"vector\": " + fifty + "}"), "Unrecognized property \"unknown\"");
 		refused(post("{\"vector\": [NaN, 1], \"k\": 1}"), "the body must be JSON like {\"vector\": [50 numbers]");
 		refused(post("{\"vector\": " + fifty.replaceFirst("0\\.0", "\"NaN\"") + "}"), "vector[0] is NaN; every value must be a finite number");
 		// 1e39 is a finite JSON number that a float cannot hold: the detail must say so, not only "Infinity".
