@@ -5,6 +5,8 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 
 /**
@@ -23,20 +25,44 @@ final class PropertyTerms {
 	/** {@code absent for MeshOptions.DEFAULT_TIMEOUT (120 s)}: the value in brackets is what counts. */
 	private static final Pattern DEFAULT_CONSTANT = Pattern.compile("absent for [A-Z]\\w*\\.DEFAULT_\\w+ \\(");
 
+	/** {@code leave gpuClass absent}, {@code or absent}, {@code is absent}: a property is unset. */
+	private static final Pattern ABSENT = Pattern.compile("\\b(or|is|it|leave \\S+) absent\\b");
+
+	/**
+	 * What the advice quotes of the user's own values: text in single quotes ({@code mesh job 'run-1'})
+	 * and paths ({@code /shared/uform/run-1}, an exception's text after them). Left as it is, so that a
+	 * job or directory named like a field is not rewritten.
+	 */
+	private static final Pattern QUOTED = Pattern.compile("'[^']*'|\\S*/\\S*");
+
 	private PropertyTerms() {
 	}
 
 	/**
 	 * The advice in property terms.
-	 * @param fix uform's advice ({@code UformException.fix()})
+	 * @param fix uform's advice ({@code UformException.fix()}); {@code null} gives an empty advice
 	 * @param prefix the properties' prefix, like {@code uform.mesh}
 	 * @param config the config record whose fields the properties bind, like {@code MeshOptions}
 	 * @return the advice to print
 	 */
-	static String of(String fix, String prefix, Class<?> config) {
-		String text = fix;
-		Matcher duration = DURATION.matcher(text);
+	static String of(@Nullable String fix, String prefix, Class<?> config) {
+		if (fix == null) {
+			return "";
+		}
 		StringBuilder out = new StringBuilder();
+		Matcher quoted = QUOTED.matcher(fix);
+		int from = 0;
+		while (quoted.find()) {
+			out.append(rewrite(fix.substring(from, quoted.start()), prefix, config)).append(quoted.group());
+			from = quoted.end();
+		}
+		return out.append(rewrite(fix.substring(from), prefix, config)).toString();
+	}
+
+	/** Rewrites one stretch of uform's own words, none of the user's values in it. */
+	private static String rewrite(String words, String prefix, Class<?> config) {
+		StringBuilder out = new StringBuilder();
+		Matcher duration = DURATION.matcher(words);
 		while (duration.find()) {
 			String unit = switch (duration.group(1)) {
 				case "Millis" -> "ms";
@@ -46,9 +72,8 @@ final class PropertyTerms {
 			duration.appendReplacement(out, Matcher.quoteReplacement(duration.group(2) + unit));
 		}
 		duration.appendTail(out);
-		text = DEFAULT_CONSTANT.matcher(out).replaceAll("unset for the default (");
-		text = text.replace("or absent", "or unset").replace("is absent", "is unset").replace("leave it absent",
-				"leave it unset");
+		String text = DEFAULT_CONSTANT.matcher(out).replaceAll("unset for the default (");
+		text = ABSENT.matcher(text).replaceAll("$1 unset");
 		RecordComponent[] fields = config.getRecordComponents();
 		if (fields != null) {
 			for (RecordComponent field : fields) {

@@ -40,8 +40,19 @@ class PropertyTermsTest {
 		// gpuClass is a field of the VRAM config; gpuClasses is not, and MeshOptions has no gpuClass.
 		assertThat(PropertyTerms.of("leave gpuClass absent to use each device's own class; see gpuClasses",
 				"uform.vram", ExecutorForVramConfig.class))
-			.isEqualTo("leave uform.vram.gpu-class absent to use each device's own class; see gpuClasses");
-		assertThat(PropertyTerms.of("leave gpuClass absent", "uform.mesh", MeshOptions.class))
-			.isEqualTo("leave gpuClass absent");
+			.isEqualTo("leave uform.vram.gpu-class unset to use each device's own class; see gpuClasses");
+		assertThat(PropertyTerms.of("use it, or leave gpuClass absent", "uform.mesh", MeshOptions.class))
+			.isEqualTo("use it, or leave gpuClass unset");
+	}
+
+	/** A job or directory the user named like a field, quoted or in a path, stays as the user wrote it. */
+	@Test
+	void theUsersQuotedValuesAndPathsAreLeftAlone() {
+		assertThat(PropertyTerms.of("mesh job 'hostDomainIndex' cannot use /shared/hostDomainIndex "
+				+ "(java.nio.file.AccessDeniedException: /shared/hostDomainIndex); make /shared writable, or absent "
+				+ "hostDomainCount", "uform.mesh", MeshOptions.class))
+			.isEqualTo("mesh job 'hostDomainIndex' cannot use /shared/hostDomainIndex (java.nio.file.AccessDeniedException: "
+					+ "/shared/hostDomainIndex); make /shared writable, or unset uform.mesh.host-domain-count");
+		assertThat(PropertyTerms.of(null, "uform.mesh", MeshOptions.class)).isEmpty();
 	}
 }

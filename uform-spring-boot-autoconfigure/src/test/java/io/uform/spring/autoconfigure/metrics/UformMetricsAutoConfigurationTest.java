@@ -361,7 +361,9 @@ class UformMetricsAutoConfigurationTest {
 	 * Micrometer without Boot's metrics module (an application that brings its own registry): uform's
 	 * configuration names Boot's metrics configurations only by name, so it loads and its binders are
 	 * made. Binding them is then the application's, as for Boot's own binders: Boot's metrics module is
-	 * what binds every MeterBinder bean to the registries.
+	 * what binds every MeterBinder bean to the registries. (The filter hides the module from the
+	 * context's class loader, which evaluates the conditions and the ordering by name; it cannot catch
+	 * a class literal of the module in code the test's own loader loaded.)
 	 */
 	@Test
 	void withMicrometerButWithoutBootsMetricsModuleTheBindersAreMade() {
