@@ -28,7 +28,7 @@ public final class NoThreadAfterFree {
 		first.free();
 		System.out.println("one executor left: " + completionThreads() + " completion threads");
 		second.free();
-		System.out.println("after the last free: " + awaitNoUformThread() );
+		System.out.println("after the last free: " + awaitNoUformThread());
 		Executor third = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
 		complete(third, 2);
 		TimeUnit.MILLISECONDS.sleep(300);
@@ -37,12 +37,23 @@ public final class NoThreadAfterFree {
 		System.out.println("after its free: " + awaitNoUformThread());
 	}
 
-	/** Defers {@code calls} calls whose continuations all run at once, so each needs a thread of its own. */
+	/**
+	 * Defers {@code calls} calls whose continuations all run at once, so each needs a thread of its own.
+	 * The first call waits until every continuation is attached: a future complete before its
+	 * continuation is attached would run it on this thread instead.
+	 */
 	private static void complete(Executor executor, int calls) throws Exception {
+		CountDownLatch attached = new CountDownLatch(1);
 		CountDownLatch together = new CountDownLatch(calls);
 		List<CompletableFuture<?>> continued = new ArrayList<>();
 		for (int call = 0; call < calls; call++) {
-			continued.add(executor.defer(() -> "done").thenAccept((value) -> {
+			boolean first = call == 0;
+			continued.add(executor.defer(() -> {
+				if (first && !attached.await(10, TimeUnit.SECONDS)) {
+					throw new IllegalStateException("the continuations were never attached");
+				}
+				return "done";
+			}).thenAccept((value) -> {
 				together.countDown();
 				try {
 					together.await(5, TimeUnit.SECONDS);
@@ -52,6 +63,7 @@ public final class NoThreadAfterFree {
 				}
 			}));
 		}
+		attached.countDown();
 		CompletableFuture.allOf(continued.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
 	}
 
