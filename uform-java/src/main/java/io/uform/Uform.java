@@ -28,7 +28,7 @@ public final class Uform {
 			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.host.HostPlacement",
 			"io.uform.host.ThreadPinner", "io.uform.host.InheritedAffinityPinner",
 			"io.uform.host.InheritedAffinityPinner$OneNode", "io.uform.host.HostPool", "io.uform.host.HostPool$Worker",
-			"io.uform.host.PaddedLong", "io.uform.host.ForkFailure", "io.uform.host.DeferredCalls",
+			"io.uform.host.PaddedLong", "io.uform.host.CpuEscape", "io.uform.host.ForkFailure", "io.uform.host.DeferredCalls",
 			"io.uform.host.DeferredCalls$Call", "io.uform.host.DeferredCalls$Outcome", "io.uform.host.DeferredCalls$Dropped",
 			"io.uform.host.DeferredCompletions", "io.uform.host.ExitHooks", "io.uform.gpu.EveryStep" };
 

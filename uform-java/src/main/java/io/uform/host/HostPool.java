@@ -71,8 +71,13 @@ import io.uform.UformException;
  * is taken, claimed with a CAS by the worker when it picks the fork up, or by the caller when it
  * runs a missing worker's share itself (see Waiting). Exactly one CAS per worker and fork succeeds,
  * so exactly one thread runs each share and counts {@code pending} down for it.</li>
- * <li>{@code callerYielding} ({@link PaddedLong}, release write, single writer the caller): a hint
- * for the workers' backoff only; a stale read costs at most one needless or missed yield.</li>
+ * <li>{@code Worker.lateIn} ({@link PaddedLong}, one per worker, release write, single writer the
+ * caller): the last {@code forThreads} generation that worker had not picked up by the pick-up
+ * deadline. Read by the worker after its share (see Waiting).</li>
+ * <li>{@code callerCpu} (plain): the caller's CPU, written on its late-worker path before it marks a
+ * worker late ({@code lateIn}) or claims its share ({@code picked}); that worker reads it after it
+ * has seen the mark or the claim, which publishes it. A hint: a stale value costs at most one
+ * needless or missed move.</li>
  * </ul>
  *
  * <h2>Waiting</h2>
@@ -100,9 +105,19 @@ import io.uform.UformException;
  * shared a CPU took 37 us (each side spun about 5 us on the CPU the other needed), 24 us with yields
  * alone, and 18.4 us, the serial time, with the caller running the share. Not in {@code forThreads},
  * whose task must run once on every thread (a VRAM executor's device tasks need their own thread's
- * context): there the caller skips the rest of its pure spin, yields at once and records the
- * generation in {@code callerYielding}, and a worker that finishes its share in such a fork yields
- * once before it waits, so a caller sharing its CPU gets it back at once.
+ * context): there the caller marks the worker late ({@code lateIn}), skips the rest of its pure spin
+ * and yields at once, so a worker queued behind it gets the CPU.
+ * <p>
+ * Sharing a CPU does not end by itself. Linux does not move a thread that ran within the last half
+ * millisecond (it is "cache hot"), and with both threads busy its wake-up path does not look for an
+ * idle CPU either: a caller and worker that landed on one CPU stay there for hundreds to thousands of
+ * forks, each paying the pick-up deadline, while the other CPU idles. So a late worker (its share
+ * claimed, or marked late) that finds itself on the caller's CPU moves off it ({@link CpuEscape}: its
+ * affinity mask without that CPU, then the mask again), and one fork pays for the move instead.
+ * Where it cannot tell or cannot move, it yields once, so a caller waiting for its CPU gets it at
+ * once. After running a late worker's share the caller yields once too, so a worker queued behind it
+ * sees that at once, rather than at the end of the caller's time slice. A pool with more threads
+ * than processors never moves: there is no free CPU to move to.
  * <p>
  * A share the caller ran for a worker sees that worker's thread index and colocation, as its worker
  * would; only the thread differs (and a fork nested in it runs inline as the caller's, thread 0).
@@ -223,12 +238,11 @@ public final class HostPool {
 
 	private final PaddedLong cursor = new PaddedLong(0);
 
-	/**
-	 * The generation in which the caller stopped spinning and began to yield (single writer, the
-	 * caller). A worker that finishes its share and sees its generation here yields once at once,
-	 * rather than spinning {@link #PURE_SPIN_NANOS} on a CPU the caller may be waiting for.
-	 */
-	private final PaddedLong callerYielding = new PaddedLong(0);
+	/** The caller's CPU when it last found a worker late; see the class comment. */
+	private int callerCpu = -1;
+
+	/** Moves a late worker off the caller's CPU; {@code null} where the pool never moves one. */
+	private final CpuEscape escape;
 
 	// Fork descriptor: see the class comment for who writes it and how it is published.
 	private int kind;
@@ -286,12 +300,28 @@ public final class HostPool {
 	 * @param threadStart starts one thread ({@link Thread#start()} outside tests)
 	 */
 	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart) {
+		this(name, threads, colocationOfThread, workerStart, threadStart, CpuEscape.SYSTEM);
+	}
+
+	/**
+	 * Starts the worker threads, with the escape late workers use to leave the caller's CPU.
+	 * @param name the executor's name
+	 * @param threads threads taking part in a fork, the caller included
+	 * @param colocationOfThread for every thread index, the index of its memory domain
+	 * @param workerStart run first on each worker thread with its index
+	 * @param threadStart starts one thread
+	 * @param escape how a late worker leaves the caller's CPU ({@link CpuEscape#SYSTEM} outside tests)
+	 */
+	HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart,
+			CpuEscape escape) {
 		if (threads < 1 || colocationOfThread.length != threads) {
 			throw new IllegalArgumentException("threads " + threads + " with " + colocationOfThread.length + " colocations");
 		}
 		this.name = name;
 		this.threads = threads;
-		this.pureSpinNanos = (threads > Runtime.getRuntime().availableProcessors()) ? 0 : PURE_SPIN_NANOS;
+		boolean oversubscribed = threads > Runtime.getRuntime().availableProcessors();
+		this.pureSpinNanos = oversubscribed ? 0 : PURE_SPIN_NANOS;
+		this.escape = oversubscribed ? null : escape;
 		this.colocationOfThread = colocationOfThread.clone();
 		this.failures = new Throwable[threads];
 		this.workers = new Worker[threads];
@@ -673,11 +703,16 @@ public final class HostPool {
 			}
 			Thread.onSpinWait();
 		}
-		if (missing && this.kind != KIND_THREADS) {
-			runMissingShares(current);
-		}
-		if (remaining.getVolatile() != 0) {
-			this.callerYielding.setRelease(current);
+		if (missing) {
+			// Written before the late worker can see its mark or its claimed share, which publish it.
+			this.callerCpu = lateForkCpu();
+			if (this.kind == KIND_THREADS) {
+				markLate(current);
+			}
+			else if (runMissingShares(current)) {
+				// A worker queued behind this thread on its CPU runs now, and finds its share taken.
+				Thread.yield();
+			}
 		}
 		long spinUntil = start + SPIN_NANOS;
 		while (remaining.getVolatile() != 0) {
@@ -718,13 +753,16 @@ public final class HostPool {
 	 * {@code current}, claiming each with a CAS on the worker's {@code picked} so that exactly one
 	 * thread runs it. A worker that arrives later finds its share claimed and skips it. Not for
 	 * {@code forThreads}, whose task must run once on every thread.
+	 * @return whether the caller ran any share
 	 */
-	private void runMissingShares(long current) {
+	private boolean runMissingShares(long current) {
 		Worker[] all = this.workers;
+		boolean ran = false;
 		for (int t = 1; t < all.length; t++) {
 			PaddedLong claim = all[t].picked;
 			long before = claim.getVolatile();
 			if (before != current && claim.compareAndSet(before, current)) {
+				ran = true;
 				try {
 					runShare(t);
 				}
@@ -732,6 +770,54 @@ public final class HostPool {
 					this.pending.addAndGet(-1);
 				}
 			}
+		}
+		return ran;
+	}
+
+	/** Marks late every worker that has not picked up {@code forThreads} generation {@code current}. */
+	private void markLate(long current) {
+		Worker[] all = this.workers;
+		for (int t = 1; t < all.length; t++) {
+			if (all[t].picked.getVolatile() != current) {
+				all[t].lateIn.setRelease(current);
+			}
+		}
+	}
+
+	/** Counts a fork with a late worker and gives the caller's CPU, or -1; never throws. */
+	private int lateForkCpu() {
+		CpuEscape cpus = this.escape;
+		if (cpus == null) {
+			return -1;
+		}
+		try {
+			cpus.lateFork();
+			return cpus.currentCpu();
+		}
+		catch (Throwable ex) {
+			// Out of memory or stack in the count or the native call: the move is a hint, the fork is not.
+			return -1;
+		}
+	}
+
+	/**
+	 * Called on a worker that was late for a fork: moves it off the caller's CPU if it is there, or
+	 * else yields once (see "Waiting" in the class comment). Never throws: a worker that died here
+	 * would leave every later fork waiting for it.
+	 */
+	void afterLate() {
+		try {
+			CpuEscape cpus = this.escape;
+			if (cpus != null) {
+				int cpu = cpus.currentCpu();
+				if (cpu >= 0 && cpu == this.callerCpu && cpus.leave(cpu)) {
+					return;
+				}
+			}
+			Thread.yield();
+		}
+		catch (Throwable ex) {
+			// Out of memory or stack in the native call (a task may have filled the heap): stay and serve.
 		}
 	}
 
@@ -933,6 +1019,9 @@ public final class HostPool {
 		/** The last generation whose share is taken, by this worker or by the caller for it. */
 		final PaddedLong picked = new PaddedLong(0);
 
+		/** The last {@code forThreads} generation the caller found this worker late for. */
+		final PaddedLong lateIn = new PaddedLong(0);
+
 		Worker(HostPool pool, int index, IntConsumer start, CountDownLatch started) {
 			// Not inheriting the creator's InheritableThreadLocals: an executor made inside a request would
 			// otherwise run every later task with that request's security context, MDC or locale.
@@ -968,6 +1057,7 @@ public final class HostPool {
 				long before = claim.getVolatile();
 				if (before >= next || !claim.compareAndSet(before, next)) {
 					// The caller found this worker missing and ran its share itself.
+					owner.afterLate();
 					continue;
 				}
 				// An interrupt left by the previous task is not this task's (see the class comment).
@@ -978,9 +1068,8 @@ public final class HostPool {
 				finally {
 					owner.shareDone();
 				}
-				if (owner.callerYielding.getVolatile() == next) {
-					// The caller gave up spinning in this fork: it may be waiting for this very CPU.
-					Thread.yield();
+				if (this.lateIn.getVolatile() == next) {
+					owner.afterLate();
 				}
 			}
 		}

@@ -109,6 +109,45 @@ final class LinuxThreadPinner implements ThreadPinner {
 	}
 
 	@Override
+	public int currentCpu() {
+		try {
+			return Libc.sched_getcpu();
+		}
+		catch (LastErrorException ex) {
+			return -1;
+		}
+	}
+
+	@Override
+	public boolean leaveCpu(int cpu) {
+		if (cpu < 0 || cpu >= this.words * 64) {
+			return false;
+		}
+		long[] mask = new long[this.words];
+		try {
+			Libc.sched_getaffinity(0, this.words * 8L, mask);
+			long bit = 1L << (cpu & 63);
+			long[] without = mask.clone();
+			without[cpu >>> 6] &= ~bit;
+			if ((mask[cpu >>> 6] & bit) == 0 || BitSet.valueOf(without).isEmpty()) {
+				return false;
+			}
+			Libc.sched_setaffinity(0, this.words * 8L, without);
+		}
+		catch (LastErrorException ex) {
+			return false;
+		}
+		try {
+			Libc.sched_setaffinity(0, this.words * 8L, mask);
+		}
+		catch (LastErrorException ex) {
+			// Not reached with a mask the kernel granted a moment ago; should it be, the thread keeps the
+			// narrower mask, which still holds every CPU but one of those it was allowed.
+		}
+		return true;
+	}
+
+	@Override
 	public String toString() {
 		return "LinuxThreadPinner[sched_setaffinity, " + this.words * 64 + "-CPU sets]";
 	}
@@ -150,5 +189,7 @@ final class LinuxThreadPinner implements ThreadPinner {
 		static native int sched_setaffinity(int pid, long cpusetsize, long[] mask) throws LastErrorException;
 
 		static native int sched_getaffinity(int pid, long cpusetsize, long[] mask) throws LastErrorException;
+
+		static native int sched_getcpu() throws LastErrorException;
 	}
 }

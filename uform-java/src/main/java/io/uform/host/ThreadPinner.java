@@ -24,6 +24,26 @@ public interface ThreadPinner {
 	}
 
 	/**
+	 * The CPU the calling thread runs on at this instant ({@code sched_getcpu}).
+	 * @return the CPU's number, or -1 where it cannot be known
+	 */
+	default int currentCpu() {
+		return -1;
+	}
+
+	/**
+	 * Moves the calling thread off {@code cpu} now, and leaves its affinity mask as it was: the mask
+	 * without that CPU, then the mask again. The kernel moves a thread whose CPU leaves its mask at
+	 * once, and restoring the mask does not move it back.
+	 * @param cpu the CPU to leave, normally {@link #currentCpu()}
+	 * @return whether the thread was moved; {@code false} where the mask holds no other CPU, or the
+	 *         calls are not available
+	 */
+	default boolean leaveCpu(int cpu) {
+		return false;
+	}
+
+	/**
 	 * A pinner that never pins, with the reason it gives.
 	 * @param reason why threads are not pinned
 	 * @return the pinner

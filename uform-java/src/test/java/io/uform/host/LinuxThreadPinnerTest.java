@@ -70,6 +70,41 @@ class LinuxThreadPinnerTest {
 	}
 
 	@Test
+	void aThreadLeavesItsCpuAndKeepsItsMask() throws Exception {
+		int[] before = ThreadPinner.system().currentThreadAffinity().orElseThrow();
+		assumeTrue(before.length >= 2, "needs two CPUs to move between");
+		AtomicReference<int[]> cpus = new AtomicReference<>();
+		AtomicReference<int[]> after = new AtomicReference<>();
+		Thread thread = new Thread(() -> {
+			int from = ThreadPinner.system().currentCpu();
+			boolean moved = ThreadPinner.system().leaveCpu(from);
+			cpus.set(new int[] { from, moved ? 1 : 0, ThreadPinner.system().currentCpu() });
+			after.set(ThreadPinner.system().currentThreadAffinity().orElseThrow());
+		}, "leave-test");
+		thread.start();
+		thread.join();
+		assertThat(before).contains(cpus.get()[0]);
+		assertThat(cpus.get()[1]).as("moved").isEqualTo(1);
+		assertThat(cpus.get()[2]).as("the CPU after the move").isNotEqualTo(cpus.get()[0]);
+		assertThat(after.get()).containsExactly(before);
+	}
+
+	@Test
+	void aThreadPinnedToOneCpuCannotLeaveIt() throws Exception {
+		int[] before = ThreadPinner.system().currentThreadAffinity().orElseThrow();
+		AtomicReference<String> outcome = new AtomicReference<>();
+		Thread thread = new Thread(() -> {
+			ThreadPinner.system().pinCurrentThread(new int[] { before[0] });
+			boolean moved = ThreadPinner.system().leaveCpu(before[0]);
+			outcome.set(moved + " " + ThreadPinner.system().currentCpu() + " "
+					+ Arrays.toString(ThreadPinner.system().currentThreadAffinity().orElseThrow()));
+		}, "leave-test-pinned");
+		thread.start();
+		thread.join();
+		assertThat(outcome.get()).isEqualTo("false " + before[0] + " [" + before[0] + "]");
+	}
+
+	@Test
 	void poolWorkersPinThemselvesBeforeTheirFirstTask() throws Exception {
 		// What Executor.forRam wires up, narrowed to one CPU so that the effect shows even on a
 		// machine whose only NUMA domain holds every CPU (where a pinned worker looks unpinned).
