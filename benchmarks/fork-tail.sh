@@ -91,8 +91,8 @@ for line in open(sys.argv[1]):
     label, case, *values = line.rstrip("\n").split("\t")
     rows.setdefault((case, label[0]), []).append([float(v) for v in values[:5]])
 names = ["p50", "p90", "p99", "p99.9", "max"]
-print("\nmedian over rounds, microseconds (B / A)")
-print("%-26s %s" % ("case", "  ".join("%-22s" % n for n in names)))
+print("\nmedian over rounds, microseconds: A / B (B / A); p99/p50 is each round's own ratio, then the median")
+print("%-26s %s  %s" % ("case", "  ".join("%-22s" % n for n in names), "p99/p50 A / B"))
 for case in dict.fromkeys(c for c, _ in rows):
     a, b = rows.get((case, "A")), rows.get((case, "B"))
     if not a or not b:
@@ -102,6 +102,9 @@ for case in dict.fromkeys(c for c, _ in rows):
         ma = statistics.median(r[i] for r in a)
         mb = statistics.median(r[i] for r in b)
         cells.append("%-22s" % ("%.2f / %.2f (%.2fx)" % (ma, mb, mb / ma if ma else float("nan"))))
-    print("%-26s %s" % (case, "  ".join(cells)))
+    # A round's p99 over its own p50: the tail in the machine state that round ran in.
+    ra = statistics.median(r[2] / r[0] for r in a)
+    rb = statistics.median(r[2] / r[0] for r in b)
+    print("%-26s %s  %.2f / %.2f" % (case, "  ".join(cells), ra, rb))
 PY
 echo "raw rows: $OUT/rows.tsv" >&2

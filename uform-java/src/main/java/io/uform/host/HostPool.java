@@ -115,7 +115,7 @@ import io.uform.UformException;
  * claimed, or marked late) that finds itself on the caller's CPU moves off it ({@link CpuEscape}: its
  * affinity mask without that CPU, then the mask again), and one fork pays for the move instead.
  * Where it cannot tell or cannot move, it yields once, so a caller waiting for its CPU gets it at
- * once. After running a late worker's share the caller yields once too, so a worker queued behind it
+ * once; on a CPU of its own it does neither (a yield there would only delay its next pick-up). After running a late worker's share the caller yields once too, so a worker queued behind it
  * sees that at once, rather than at the end of the caller's time slice. A pool with more threads
  * than processors never moves: there is no free CPU to move to.
  * <p>
@@ -801,18 +801,18 @@ public final class HostPool {
 	}
 
 	/**
-	 * Called on a worker that was late for a fork: moves it off the caller's CPU if it is there, or
-	 * else yields once (see "Waiting" in the class comment). Never throws: a worker that died here
-	 * would leave every later fork waiting for it.
+	 * Called on a worker that was late for a fork: moves it off the caller's CPU if it is there; where
+	 * it cannot tell or cannot move, yields once (see "Waiting" in the class comment). Never throws: a
+	 * worker that died here would leave every later fork waiting for it.
 	 */
 	void afterLate() {
 		try {
 			CpuEscape cpus = this.escape;
-			if (cpus != null) {
-				int cpu = cpus.currentCpu();
-				if (cpu >= 0 && cpu == this.callerCpu && cpus.leave(cpu)) {
-					return;
-				}
+			int cpu = (cpus != null) ? cpus.currentCpu() : -1;
+			int callers = this.callerCpu;
+			if (cpu >= 0 && callers >= 0 && (cpu != callers || cpus.leave(cpu))) {
+				// Moved, or on a CPU of its own already: nobody waits for this one.
+				return;
 			}
 			Thread.yield();
 		}
