@@ -57,7 +57,7 @@ import io.uform.gpu.SimulatedDevices;
  * added to {@code UformProperties} (such as {@code uform.mesh.*}) is known without a list kept here.
  * A value the binder cannot convert still marks its key as valid: the real binding reports it.</li>
  * <li>The Spring names read outside {@code UformProperties}, by
- * {@link SimulatedDevicesEnvironmentPostProcessor}: {@code uform.devices.simulated} and
+ * {@link UformSimulatedDevices}: {@code uform.devices.simulated} and
  * {@code uform.devices.simulated-memory}; and uform's own JVM-level
  * {@code uform.devices.simulated.memory} where uform reads it: in the system properties and the
  * environment.</li>
@@ -76,7 +76,7 @@ import io.uform.gpu.SimulatedDevices;
  *
  * <p>Runs last among the post-processors, so keys any of them added are checked too; it only logs.
  */
-class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 
 	/** After every other post-processor. */
 	static final int ORDER = Ordered.LOWEST_PRECEDENCE;
@@ -88,8 +88,8 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 
 	/** Spring names that do not bind to {@link UformProperties} but are read elsewhere. */
 	private static final Set<String> OTHER_SPRING_NAMES = Set.of(
-			SimulatedDevicesEnvironmentPostProcessor.COUNT_PROPERTY,
-			SimulatedDevicesEnvironmentPostProcessor.MEMORY_PROPERTY);
+			UformSimulatedDevices.COUNT_PROPERTY,
+			UformSimulatedDevices.MEMORY_PROPERTY);
 
 	private final Log logger;
 
@@ -97,8 +97,8 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 	 * Made by Spring Boot.
 	 * @param logFactory Boot's log factory, whose logs are replayed once logging is set up
 	 */
-	UnknownPropertiesEnvironmentPostProcessor(DeferredLogFactory logFactory) {
-		this.logger = logFactory.getLog(UnknownPropertiesEnvironmentPostProcessor.class);
+	UformUnknownProperties(DeferredLogFactory logFactory) {
+		this.logger = logFactory.getLog(UformUnknownProperties.class);
 	}
 
 	@Override

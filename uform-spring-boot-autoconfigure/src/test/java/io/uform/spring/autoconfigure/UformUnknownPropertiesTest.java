@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * post-processor on it.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class UnknownPropertiesEnvironmentPostProcessorTest {
+class UformUnknownPropertiesTest {
 
 	private static final String YML = "class path resource [io/uform/spring/autoconfigure/unknown-keys.yml]";
 
@@ -234,28 +234,28 @@ class UnknownPropertiesEnvironmentPostProcessorTest {
 
 	@Test
 	void runsAfterEveryOtherPostProcessor() {
-		assertThat(new UnknownPropertiesEnvironmentPostProcessor(Supplier::get).getOrder())
+		assertThat(new UformUnknownProperties(Supplier::get).getOrder())
 			.isEqualTo(Ordered.LOWEST_PRECEDENCE);
 	}
 
 	@Test
 	void shapesSetListIndicesAndSpellingAside() {
-		assertThat(UnknownPropertiesEnvironmentPostProcessor
+		assertThat(UformUnknownProperties
 			.shape(ConfigurationPropertyName.of("uform.ram.memory-domains"))).isEqualTo("uform.ram.memorydomains");
-		assertThat(UnknownPropertiesEnvironmentPostProcessor
+		assertThat(UformUnknownProperties
 			.shape(ConfigurationPropertyName.adapt("uform.ram.memoryDomains[3]", '.'))).isEqualTo("uform.ram.memorydomains");
-		assertThat(UnknownPropertiesEnvironmentPostProcessor
+		assertThat(UformUnknownProperties
 			.shape(ConfigurationPropertyName.adapt("uform.things[2].name", '.'))).isEqualTo("uform.things[].name");
 	}
 
 	@Test
 	void nearestIsTheClosestWithinATypo() {
 		Set<String> candidates = Set.of("uform.ram.threads", "uform.vram.devices", "uform.ram.cpu-class");
-		assertThat(UnknownPropertiesEnvironmentPostProcessor.nearest("uform.ram.cpuclas", candidates))
+		assertThat(UformUnknownProperties.nearest("uform.ram.cpuclas", candidates))
 			.isEqualTo("uform.ram.cpu-class");
-		assertThat(UnknownPropertiesEnvironmentPostProcessor.nearest("uform.vram.device", candidates))
+		assertThat(UformUnknownProperties.nearest("uform.vram.device", candidates))
 			.isEqualTo("uform.vram.devices");
-		assertThat(UnknownPropertiesEnvironmentPostProcessor.nearest("uform.zzz.qqq", candidates)).isNull();
+		assertThat(UformUnknownProperties.nearest("uform.zzz.qqq", candidates)).isNull();
 		assertThat(NearestNames.distance("kitten", "sitting")).isEqualTo(3);
 		assertThat(NearestNames.distance("", "abc")).isEqualTo(3);
 	}
@@ -268,7 +268,7 @@ class UnknownPropertiesEnvironmentPostProcessorTest {
 		// As Boot does first: environment variables that know their names, for the origin.
 		new SystemEnvironmentPropertySourceEnvironmentPostProcessor().postProcessEnvironment(this.environment,
 				application);
-		new UnknownPropertiesEnvironmentPostProcessor(Supplier::get).postProcessEnvironment(this.environment,
+		new UformUnknownProperties(Supplier::get).postProcessEnvironment(this.environment,
 				application);
 	}
 
@@ -303,13 +303,13 @@ class UnknownPropertiesEnvironmentPostProcessorTest {
 		private final String metadata;
 
 		MetadataClassLoader(String metadata) {
-			super(UnknownPropertiesEnvironmentPostProcessorTest.class.getClassLoader());
+			super(UformUnknownPropertiesTest.class.getClassLoader());
 			this.metadata = metadata;
 		}
 
 		@Override
 		public Enumeration<URL> getResources(String name) throws IOException {
-			if (!name.equals(UnknownPropertiesEnvironmentPostProcessor.METADATA)) {
+			if (!name.equals(UformUnknownProperties.METADATA)) {
 				return super.getResources(name);
 			}
 			List<URL> urls = new ArrayList<>();
