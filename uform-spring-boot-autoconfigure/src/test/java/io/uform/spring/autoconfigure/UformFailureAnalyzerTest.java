@@ -201,6 +201,16 @@ class UformFailureAnalyzerTest {
 	}
 
 	@Test
+	void aSecondTypoInTheSameFileIsReportedInTheSameStart(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class),
+				"--spring.config.location=classpath:failure-analysis/two-typos.yml");
+		assertThat(report).contains("uform.ram.threads = four is invalid (set in class path resource "
+				+ "[failure-analysis/two-typos.yml] - 4:14)");
+		assertThat(report).contains("Property 'uform.ram.cpu-class' = intel-haswel (set in class path resource "
+				+ "[failure-analysis/two-typos.yml] - 5:16) is none of the values it takes; did you mean intel-haswell?");
+	}
+
+	@Test
 	void aSizeOrDurationWithABadUnitSaysHowToWriteOne(CapturedOutput output) {
 		String size = failedStart(output, List.of(App.class), Map.of("UFORM_VRAM_SCRATCHLIMIT", "8gb"));
 		assertThat(size).contains("uform.vram.scratch-limit = 8gb is invalid (set in System Environment Property "

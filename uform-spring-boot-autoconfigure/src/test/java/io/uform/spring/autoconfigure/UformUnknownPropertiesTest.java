@@ -137,6 +137,30 @@ class UformUnknownPropertiesTest {
 	}
 
 	@Test
+	void aTextValueThatIsNoneOfItsHintedValuesIsNamedWithWhereItWasSetAndTheNearestValue(CapturedOutput output)
+			throws IOException {
+		fromYml("io/uform/spring/autoconfigure/unknown-values.yml");
+		postProcess();
+		String yml = "class path resource [io/uform/spring/autoconfigure/unknown-values.yml]";
+		assertThat(output).contains("WARN")
+			.contains("Property 'uform.ram.cpu-class' = intel-haswel (set in " + yml + " - 4:16) is none of the "
+					+ "values it takes; did you mean intel-haswell?")
+			.contains("Property 'uform.vram.gpu-class' = nvidia-hoper (set in " + yml + " - 6:16) is none of the "
+					+ "values it takes; did you mean nvidia-hopper?")
+			.doesNotContain("'uform.vram.cpu-class' =")
+			.doesNotContain("'uform.mesh.job' =");
+		assertThat(unknownLines(output)).as("the keys are valid").isZero();
+	}
+
+	@Test
+	void hintedValuesAndPlaceholdersAreQuiet(CapturedOutput output) {
+		fromCommandLine(Map.of("uform.ram.cpu-class", "serial", "uform.vram.gpu-class", "${NO_SUCH_VARIABLE}",
+				"uform.vram.cpuClass", "intel-haswell", "uform.mesh.job", "anything"));
+		postProcess();
+		assertThat(output).doesNotContain("none of the values");
+	}
+
+	@Test
 	void keysWithBadValuesAreValidKeys(CapturedOutput output) {
 		fromCommandLine(Map.of("uform.ram.threads", "many", "uform.vram.enabled", "maybe", "uform.mesh.job",
 				"${NO_SUCH_VARIABLE}", "uform.shutdown.await-termination-period", "soon"));
@@ -252,10 +276,13 @@ class UformUnknownPropertiesTest {
 	void nearestIsTheClosestWithinATypo() {
 		Set<String> candidates = Set.of("uform.ram.threads", "uform.vram.devices", "uform.ram.cpu-class");
 		assertThat(UformUnknownProperties.nearest("uform.ram.cpuclas", candidates))
-			.isEqualTo("uform.ram.cpu-class");
+			.containsExactly("uform.ram.cpu-class");
 		assertThat(UformUnknownProperties.nearest("uform.vram.device", candidates))
-			.isEqualTo("uform.vram.devices");
-		assertThat(UformUnknownProperties.nearest("uform.zzz.qqq", candidates)).isNull();
+			.containsExactly("uform.vram.devices");
+		assertThat(UformUnknownProperties.nearest("uform.zzz.qqq", candidates)).isEmpty();
+		// uform's one rule: a third of the shorter name, never less than 2, as for CPU and GPU classes.
+		assertThat(UformUnknownProperties.nearest("uform.ram.t", candidates)).isEmpty();
+		assertThat(UformUnknownProperties.nearest("uform.ram.thr", candidates)).containsExactly("uform.ram.threads");
 		assertThat(NearestNames.distance("kitten", "sitting")).isEqualTo(3);
 		assertThat(NearestNames.distance("", "abc")).isEqualTo(3);
 	}
