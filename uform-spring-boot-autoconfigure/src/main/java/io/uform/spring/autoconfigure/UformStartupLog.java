@@ -95,6 +95,9 @@ final class UformStartupLog {
 	 * @return the count and the noun
 	 */
 	static String counted(long count, String noun) {
-		return count + " " + noun + ((count == 1) ? "" : "s");
+		// Appends rather than +: each new shape of string concatenation is a call site the JVM links on
+		// the main thread at startup, where this runs for every executor made.
+		StringBuilder text = new StringBuilder().append(count).append(' ').append(noun);
+		return ((count == 1) ? text : text.append('s')).toString();
 	}
 }
