@@ -198,7 +198,14 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 					|| !(key.value instanceof String written)) {
 				continue;
 			}
-			String value = environment.resolvePlaceholders(written);
+			String value;
+			try {
+				value = environment.resolvePlaceholders(written);
+			}
+			catch (IllegalArgumentException ex) {
+				// A circular placeholder: the binding reports it; this only warns.
+				continue;
+			}
 			if (value.contains("${")) {
 				continue;
 			}

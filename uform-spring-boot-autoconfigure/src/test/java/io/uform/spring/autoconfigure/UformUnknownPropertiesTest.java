@@ -161,6 +161,15 @@ class UformUnknownPropertiesTest {
 	}
 
 	@Test
+	void aCircularPlaceholderIsLeftToTheBinding(CapturedOutput output) {
+		fromCommandLine(Map.of("uform.ram.cpu-class", "${uform.ram.cpu-class}", "uform.ram.thread", "4"));
+		postProcess();
+		assertThat(output).doesNotContain("none of the values")
+			.as("the rest is still checked")
+			.contains("Unknown property 'uform.ram.thread'");
+	}
+
+	@Test
 	void keysWithBadValuesAreValidKeys(CapturedOutput output) {
 		fromCommandLine(Map.of("uform.ram.threads", "many", "uform.vram.enabled", "maybe", "uform.mesh.job",
 				"${NO_SUCH_VARIABLE}", "uform.shutdown.await-termination-period", "soon"));
