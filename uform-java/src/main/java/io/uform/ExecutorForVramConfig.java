@@ -59,6 +59,37 @@ public record ExecutorForVramConfig(List<Integer> devices, String gpuClass, List
 	}
 
 	/**
+	 * This config with other memory domains for its host threads.
+	 * @param memoryDomains NUMA node ids, or {@code null} for the nodes nearest the devices
+	 * @return a new config
+	 */
+	public ExecutorForVramConfig withMemoryDomains(List<Integer> memoryDomains) {
+		return new ExecutorForVramConfig(this.devices, this.gpuClass, memoryDomains, this.cpuClass,
+				this.streams, this.scratchLimit, this.deferredLimit);
+	}
+
+	/**
+	 * This config with another CPU class for its host threads.
+	 * @param cpuClass a class like {@code intel-haswell}, or {@code null} for the CPU's best
+	 * @return a new config
+	 */
+	public ExecutorForVramConfig withCpuClass(String cpuClass) {
+		return new ExecutorForVramConfig(this.devices, this.gpuClass, this.memoryDomains, cpuClass,
+				this.streams, this.scratchLimit, this.deferredLimit);
+	}
+
+	/**
+	 * This config with borrowed CUDA streams.
+	 * @param streams {@code CUstream} addresses, one per device in {@code devices} order, or
+	 *        {@code null} to create its own
+	 * @return a new config
+	 */
+	public ExecutorForVramConfig withStreams(List<Long> streams) {
+		return new ExecutorForVramConfig(this.devices, this.gpuClass, this.memoryDomains, this.cpuClass,
+				streams, this.scratchLimit, this.deferredLimit);
+	}
+
+	/**
 	 * This config with another scratch ceiling.
 	 * @param scratchLimit bytes per device, or {@code null} for no ceiling
 	 * @return a new config

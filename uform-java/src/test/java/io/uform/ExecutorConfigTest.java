@@ -50,6 +50,24 @@ class ExecutorConfigTest {
 	}
 
 	@Test
+	void everyVramFieldHasAWitherThatChangesItAlone() {
+		ExecutorForVramConfig config = ExecutorForVramConfig.defaults()
+			.withDevices(List.of(1))
+			.withGpuClass("nvidia-hopper")
+			.withMemoryDomains(List.of(0))
+			.withCpuClass("serial")
+			.withStreams(List.of(7L))
+			.withScratchLimit(1024L)
+			.withDeferredLimit(8);
+		assertThat(config).isEqualTo(new ExecutorForVramConfig(List.of(1), "nvidia-hopper", List.of(0), "serial",
+				List.of(7L), 1024L, 8));
+		assertThat(config.withMemoryDomains(null).memoryDomains()).isNull();
+		assertThat(config.withCpuClass(null)).isEqualTo(new ExecutorForVramConfig(List.of(1), "nvidia-hopper",
+				List.of(0), null, List.of(7L), 1024L, 8));
+		assertThat(config.withStreams(null).streams()).isNull();
+	}
+
+	@Test
 	void absentFieldsDeriveFromTheMachine() {
 		try (Executor executor = Executor.forRam()) {
 			int cores = Runtime.getRuntime().availableProcessors();

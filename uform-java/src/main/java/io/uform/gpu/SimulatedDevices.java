@@ -240,7 +240,7 @@ public final class SimulatedDevices {
 
 	/**
 	 * The line GPU discovery notes when devices are simulated, so that every listing says they are
-	 * host memory, like {@code 2 simulated device(s) of 1 GiB each (uform.devices.simulated=2): host
+	 * host memory, like {@code 2 simulated devices of 1 GiB each (uform.devices.simulated=2): host
 	 * memory, not GPUs}.
 	 * @return the line, or {@code null} when none is simulated
 	 */
@@ -248,7 +248,9 @@ public final class SimulatedDevices {
 		if (this.count == 0) {
 			return null;
 		}
-		return this.count + " simulated device(s) of " + size(this.memoryBytes) + " each ("
+		String devices = (this.count == 1) ? "1 simulated device of " + size(this.memoryBytes)
+				: this.count + " simulated devices of " + size(this.memoryBytes) + " each";
+		return devices + " ("
 				+ String.join(", ", this.origin) + "): host memory, not GPUs";
 	}
 

@@ -337,7 +337,7 @@ public final class CpuClasses {
 			return best();
 		}
 		if (!REQUIRED.containsKey(requested)) {
-			throw unknown(field, requested, this.architecture, best());
+			throw unknown(field, requested, this.architecture, this.available);
 		}
 		if (!this.available.contains(requested)) {
 			Set<String> missing = new TreeSet<>(REQUIRED.get(requested));
@@ -351,10 +351,12 @@ public final class CpuClasses {
 
 	/**
 	 * The failure for a class name uform does not know: the nearest known names, this
-	 * architecture's first (the other architecture's said to be so), then the classes of this
-	 * architecture, or every class where the architecture is neither x86-64 nor aarch64.
+	 * architecture's first (the other architecture's said to be so), then the classes this CPU
+	 * offers: a class of its architecture that it lacks would only fail next ({@code available} is
+	 * {@code null} where there is no CPU to ask: then this architecture's classes).
 	 */
-	private static UformException unknown(String field, String requested, String architecture, String best) {
+	private static UformException unknown(String field, String requested, String architecture,
+			List<String> available) {
 		List<String> here = new ArrayList<>();
 		for (String name : REQUIRED.keySet()) {
 			String of = architectureOfClass(name);
@@ -366,8 +368,13 @@ public final class CpuClasses {
 		REQUIRED.keySet().stream().filter((name) -> !here.contains(name)).forEach(candidates::add);
 		List<String> near = NearestNames.nearest(requested, candidates);
 		List<String> foreign = near.stream().filter((name) -> !here.contains(name)).toList();
-		String classes = ((architecture != null) ? "the " + architecture + " classes are " : "the known classes are ")
-				+ String.join(", ", here) + ((best != null) ? " (or leave it unset for " + best + ")" : "");
+		// Without a CPU (the vocabulary asked directly), its architecture's classes.
+		String classes = (available == null)
+				? ((architecture != null) ? "the " + architecture + " classes are " : "the known classes are ")
+						+ String.join(", ", here)
+				: "this " + ((architecture != null) ? architecture + " " : "") + "CPU offers "
+						+ String.join(", ", available) + " (or leave it unset for " + available.get(available.size() - 1)
+						+ ")";
 		String fix;
 		if (near.isEmpty()) {
 			fix = "not a CPU class uform knows, nor close to one; " + classes;

@@ -78,7 +78,7 @@ class SimulatedDevicesTest {
 		assertThat(SimulatedDevices.size(MIB + 512 * 1024)).isEqualTo("1536 KiB");
 		assertThat(SimulatedDevices.size(MIB + 1)).isEqualTo("1048577 bytes");
 		assertThat(SimulatedDevices.from(properties("uform.devices.simulated", "1", "uform.devices.simulated.memory",
-				"1536KB"), Map.of()).note()).startsWith("1 simulated device(s) of 1536 KiB each (");
+				"1536KB"), Map.of()).note()).startsWith("1 simulated device of 1536 KiB (");
 	}
 
 	@Test
@@ -89,7 +89,7 @@ class SimulatedDevicesTest {
 		assertThat(devices.memoryBytes()).isEqualTo(GIB);
 		assertThat(devices.problems()).isEmpty();
 		assertThat(devices.note())
-			.isEqualTo("2 simulated device(s) of 1 GiB each (UFORM_DEVICES_SIMULATED=2): host memory, not GPUs");
+			.isEqualTo("2 simulated devices of 1 GiB each (UFORM_DEVICES_SIMULATED=2): host memory, not GPUs");
 	}
 
 	@Test
@@ -100,7 +100,7 @@ class SimulatedDevicesTest {
 
 		assertThat(devices.count()).isEqualTo(3);
 		assertThat(devices.memoryBytes()).isEqualTo(256 * MIB);
-		assertThat(devices.note()).isEqualTo("3 simulated device(s) of 256 MiB each (uform.devices.simulated=3, "
+		assertThat(devices.note()).isEqualTo("3 simulated devices of 256 MiB each (uform.devices.simulated=3, "
 				+ "uform.devices.simulated.memory=256MB): host memory, not GPUs");
 	}
 
@@ -182,7 +182,7 @@ class SimulatedDevicesTest {
 		SimulatedDevices devices = SimulatedDevices.of(4, 3 * MIB / 2);
 
 		assertThat(devices.count()).isEqualTo(4);
-		assertThat(devices.note()).isEqualTo("4 simulated device(s) of 1536 KiB each (configured in code): host "
+		assertThat(devices.note()).isEqualTo("4 simulated devices of 1536 KiB each (configured in code): host "
 				+ "memory, not GPUs");
 		assertThatThrownBy(() -> SimulatedDevices.of(65, GIB)).isInstanceOfSatisfying(UformException.class,
 				(ex) -> assertThat(ex.status()).isEqualTo(UformException.Status.INVALID_ARGUMENT));

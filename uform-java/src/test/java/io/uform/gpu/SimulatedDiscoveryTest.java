@@ -34,7 +34,7 @@ class SimulatedDiscoveryTest {
 		assertThat(discovery.devices().get(4).vendorOrdinal()).isEqualTo(1);
 		assertThat(discovery.problems()).isEmpty();
 		assertThat(discovery.notes())
-			.contains("2 simulated device(s) of 64 MiB each (configured in code): host memory, not GPUs");
+			.contains("2 simulated devices of 64 MiB each (configured in code): host memory, not GPUs");
 	}
 
 	@Test

@@ -40,13 +40,14 @@ class OnVramEnabledCondition extends SpringBootCondition {
 		}
 		long runnable = devices.stream().filter((device) -> device.vendor().runsVramExecutors()).count();
 		if (runnable == 0) {
-			return ConditionOutcome.noMatch("uform.vram.enabled is auto and this process sees " + devices.size()
-					+ " GPU(s), none of which a VRAM executor runs on yet (" + devices.stream()
+			return ConditionOutcome.noMatch("uform.vram.enabled is auto and this process sees "
+					+ UformStartupLog.counted(devices.size(), "GPU") + ", none of which a VRAM executor runs on yet ("
+					+ devices.stream()
 						.map((device) -> device.vendor().name())
 						.distinct()
 						.toList() + ")");
 		}
-		return ConditionOutcome.match("uform.vram.enabled is auto and this process sees " + runnable
-				+ " GPU(s) a VRAM executor runs on");
+		return ConditionOutcome.match("uform.vram.enabled is auto and this process sees "
+				+ UformStartupLog.counted(runnable, "GPU") + " a VRAM executor runs on");
 	}
 }

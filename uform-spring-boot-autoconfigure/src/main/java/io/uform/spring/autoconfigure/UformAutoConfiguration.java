@@ -87,32 +87,16 @@ public final class UformAutoConfiguration {
 	}
 
 	/**
-	 * The RAM executor's config as {@code uform.ram.*} alone makes it, before any customizer; the
-	 * failure analyzer rebuilds it to tell a bad property from a customizer's change.
+	 * The RAM executor's config as {@code uform.ram.*} alone makes it, before any customizer: every
+	 * field through its {@code with} method, an unset property leaving the field absent.
 	 */
 	static ExecutorForRamConfig ramConfig(UformProperties properties) {
-		// Plain ifs rather than Boot's PropertyMapper: this runs on the main thread during startup, where
-		// each method reference is a call site the JVM links at its first use (measured in
-		// docs/benchmarks.md, "Where the starter's time goes on the main thread").
 		UformProperties.Ram ram = properties.getRam();
-		ExecutorForRamConfig config = ExecutorForRamConfig.defaults();
-		Integer threads = ram.getThreads();
-		if (threads != null) {
-			config = config.withThreads(threads);
-		}
-		List<Integer> domains = ram.getMemoryDomains();
-		if (domains != null) {
-			config = config.withMemoryDomains(domains);
-		}
-		String cpuClass = ram.getCpuClass();
-		if (cpuClass != null) {
-			config = config.withCpuClass(cpuClass);
-		}
-		Integer deferredLimit = ram.getDeferredLimit();
-		if (deferredLimit != null) {
-			config = config.withDeferredLimit(deferredLimit);
-		}
-		return config;
+		return ExecutorForRamConfig.defaults()
+			.withMemoryDomains(ram.getMemoryDomains())
+			.withCpuClass(ram.getCpuClass())
+			.withDeferredLimit(ram.getDeferredLimit())
+			.withThreads(ram.getThreads());
 	}
 
 	// destroyMethod stays as the fallback; UformExecutorDestruction frees the executor just before it
@@ -143,30 +127,17 @@ public final class UformAutoConfiguration {
 				customizers, beans, ExecutorForVramConfigCustomizer::customize);
 	}
 
-	/** The VRAM executor's config as {@code uform.vram.*} alone makes it, before any customizer. */
+	/** The VRAM executor's config as {@code uform.vram.*} alone makes it, built as {@link #ramConfig} is. */
 	static ExecutorForVramConfig vramConfig(UformProperties properties) {
 		UformProperties.Vram vram = properties.getVram();
-		// Memory domains and CPU class have no wither: they are the record's own components. Plain ifs,
-		// as in ramConfig.
-		ExecutorForVramConfig config = new ExecutorForVramConfig(null, null, vram.getMemoryDomains(),
-				vram.getCpuClass(), null, null, null);
-		List<Integer> devices = vram.getDevices();
-		if (devices != null) {
-			config = config.withDevices(devices);
-		}
-		String gpuClass = vram.getGpuClass();
-		if (gpuClass != null) {
-			config = config.withGpuClass(gpuClass);
-		}
 		DataSize scratchLimit = vram.getScratchLimit();
-		if (scratchLimit != null) {
-			config = config.withScratchLimit(scratchLimit.toBytes());
-		}
-		Integer deferredLimit = vram.getDeferredLimit();
-		if (deferredLimit != null) {
-			config = config.withDeferredLimit(deferredLimit);
-		}
-		return config;
+		return ExecutorForVramConfig.defaults()
+			.withMemoryDomains(vram.getMemoryDomains())
+			.withCpuClass(vram.getCpuClass())
+			.withDeferredLimit(vram.getDeferredLimit())
+			.withDevices(vram.getDevices())
+			.withGpuClass(vram.getGpuClass())
+			.withScratchLimit((scratchLimit != null) ? scratchLimit.toBytes() : null);
 	}
 
 	// Not a default candidate: injecting an io.uform.Executor by type keeps meaning the RAM executor;

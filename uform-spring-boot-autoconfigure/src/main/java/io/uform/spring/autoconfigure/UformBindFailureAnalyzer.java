@@ -126,14 +126,18 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 	}
 
 	/**
-	 * Why the value was refused, in the words of the innermost failure ({@code For input string:
-	 * "four"}, {@code Unknown data unit suffix 'gb'}) rather than the converter's types.
+	 * Why the value was refused, in the words of the innermost failure ({@code Unknown data unit suffix
+	 * 'gb'}) rather than the converter's types; a number Java could not parse in plain words.
 	 */
 	private static String why(Throwable reason) {
 		Throwable innermost = NestedExceptionUtils.getMostSpecificCause(reason);
 		String message = innermost.getMessage();
 		if (message == null || message.isBlank()) {
 			return innermost.getClass().getSimpleName();
+		}
+		if (innermost instanceof NumberFormatException) {
+			// Java's "For input string: \"four\"" says neither what is wrong nor what a number looks like.
+			return "not a whole number (digits only, such as 8: no words, units or decimal point)";
 		}
 		if (innermost instanceof IllegalArgumentException && message.startsWith("No enum constant ")) {
 			// "No enum constant io.uform...VramEnabled.yes": the action lists the values.

@@ -1,6 +1,9 @@
 package io.uform.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.function.Predicate;
 
 import org.apache.commons.logging.Log;
@@ -75,6 +78,13 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024 - 1;
 
 	private static final Log logger = LogFactory.getLog(UformExecutorLifecycle.class);
+
+	/**
+	 * When each executor's close began and what its deferred calls had done by then, for the INFO line
+	 * logged once it is freed, which may be by {@link UformExecutorDestruction} later. Weak, and removed
+	 * at the free: an executor the context never frees here is not kept.
+	 */
+	private static final Map<Executor, CloseStart> CLOSE_STARTS = Collections.synchronizedMap(new WeakHashMap<>());
 
 	private final String beanName;
 
@@ -216,6 +226,7 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 			return;
 		}
 		Duration period = effectivePeriod(this.shutdown, this.phaseTimeout);
+		CLOSE_STARTS.putIfAbsent(this.executor, CloseStart.of(this.executor));
 		boolean finished;
 		try {
 			finished = this.executor.refuseDeferred(period);
@@ -308,6 +319,14 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 	 * @param setting why the wait was that long, for the WARN: {@code after ... (30s)}
 	 */
 	private static void free(String beanName, Executor executor, @Nullable Duration period, String setting) {
+		CloseStart start = CLOSE_STARTS.remove(executor);
+		if (start == null) {
+			start = CloseStart.of(executor);
+		}
+		if (executor.statistics().state() == Executor.State.FREED) {
+			// Freed already (a second free does nothing): said when it was.
+			return;
+		}
 		try {
 			if (period == null) {
 				executor.free();
@@ -325,6 +344,37 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 				logger.warn("uform executor bean '" + beanName + "' could not be freed cleanly: " + ex.getMessage(), ex);
 				freeAtOnce(beanName, executor);
 			}
+		}
+		logFreed(beanName, start, executor.statistics());
+	}
+
+	/**
+	 * Says at INFO that an executor bean was freed, how long its close took and what became of the
+	 * deferred calls it held then, as Spring's executors say when they shut down.
+	 */
+	private static void logFreed(String beanName, CloseStart start, ExecutorStatistics end) {
+		if (!logger.isInfoEnabled()) {
+			return;
+		}
+		ExecutorStatistics before = start.statistics();
+		long finished = (end.deferredCompleted() + end.deferredFailed())
+				- (before.deferredCompleted() + before.deferredFailed());
+		long dropped = end.deferredCancelled() - before.deferredCancelled();
+		long millis = (System.nanoTime() - start.nanos()) / 1_000_000;
+		logger.info("Freed uform executor bean '" + beanName + "' (" + end.name() + ") in " + millis + " ms: "
+				+ UformStartupLog.counted(before.deferredInFlight(), "deferred call") + " in flight when it closed, "
+				+ finished + " finished" + ((dropped > 0) ? ", " + dropped + " dropped" : ""));
+	}
+
+	/**
+	 * An executor's state when its close began.
+	 * @param nanos {@link System#nanoTime()} then
+	 * @param statistics its statistics then
+	 */
+	private record CloseStart(long nanos, ExecutorStatistics statistics) {
+
+		static CloseStart of(Executor executor) {
+			return new CloseStart(System.nanoTime(), executor.statistics());
 		}
 	}
 

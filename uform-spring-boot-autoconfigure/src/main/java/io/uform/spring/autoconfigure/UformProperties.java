@@ -71,10 +71,91 @@ public class UformProperties {
 	}
 
 	/**
-	 * Properties of the VRAM executor (GPU streams and scratch), mapped onto
+	 * What every executor has on the host, RAM and VRAM alike: where its threads run, the CPU class
+	 * they dispatch as, and how many deferred calls it tracks.
+	 */
+	public abstract static class Host {
+
+		/**
+		 * NUMA node ids the executor's host threads run on. Unset takes every node for the RAM
+		 * executor, the nodes nearest the devices for the VRAM executor.
+		 */
+		private @Nullable List<Integer> memoryDomains;
+
+		/**
+		 * CPU class the host threads dispatch as, like 'intel-haswell'. Unset takes the CPU's best
+		 * class.
+		 */
+		private @Nullable String cpuClass;
+
+		/**
+		 * Deferred calls tracked at once (queued plus running). Unset takes 64.
+		 */
+		private @Nullable Integer deferredLimit;
+
+		public @Nullable List<Integer> getMemoryDomains() {
+			return this.memoryDomains;
+		}
+
+		public void setMemoryDomains(@Nullable List<Integer> memoryDomains) {
+			this.memoryDomains = memoryDomains;
+		}
+
+		public @Nullable String getCpuClass() {
+			return this.cpuClass;
+		}
+
+		public void setCpuClass(@Nullable String cpuClass) {
+			this.cpuClass = cpuClass;
+		}
+
+		public @Nullable Integer getDeferredLimit() {
+			return this.deferredLimit;
+		}
+
+		public void setDeferredLimit(@Nullable Integer deferredLimit) {
+			this.deferredLimit = deferredLimit;
+		}
+	}
+
+	/**
+	 * Properties of the RAM executor (host threads), mapped onto {@code io.uform.ExecutorForRamConfig}.
+	 */
+	public static class Ram extends Host {
+
+		/**
+		 * Whether to make the RAM executor bean.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Threads taking part in a fork, its caller included. Unset takes 7/8 of the cores the memory
+		 * domains carry (all of them below 8 cores).
+		 */
+		private @Nullable Integer threads;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable Integer getThreads() {
+			return this.threads;
+		}
+
+		public void setThreads(@Nullable Integer threads) {
+			this.threads = threads;
+		}
+	}
+
+	/**
+	 * Properties of the VRAM executor (GPU streams and scratch, and its host threads), mapped onto
 	 * {@code io.uform.ExecutorForVramConfig}.
 	 */
-	public static class Vram {
+	public static class Vram extends Host {
 
 		/**
 		 * Whether to make the VRAM executor bean: 'auto' only where this process sees a GPU, 'true'
@@ -94,24 +175,9 @@ public class UformProperties {
 		private @Nullable String gpuClass;
 
 		/**
-		 * NUMA node ids the host threads are placed on. Unset takes the nodes nearest the devices.
-		 */
-		private @Nullable List<Integer> memoryDomains;
-
-		/**
-		 * CPU class the host threads dispatch as. Unset takes the CPU's best class.
-		 */
-		private @Nullable String cpuClass;
-
-		/**
 		 * Ceiling on activation scratch per device. Unset lets scratch grow until the device is full.
 		 */
 		private @Nullable DataSize scratchLimit;
-
-		/**
-		 * Deferred calls tracked at once (queued plus running). Unset takes 64.
-		 */
-		private @Nullable Integer deferredLimit;
 
 		public VramEnabled getEnabled() {
 			return this.enabled;
@@ -137,36 +203,12 @@ public class UformProperties {
 			this.gpuClass = gpuClass;
 		}
 
-		public @Nullable List<Integer> getMemoryDomains() {
-			return this.memoryDomains;
-		}
-
-		public void setMemoryDomains(@Nullable List<Integer> memoryDomains) {
-			this.memoryDomains = memoryDomains;
-		}
-
-		public @Nullable String getCpuClass() {
-			return this.cpuClass;
-		}
-
-		public void setCpuClass(@Nullable String cpuClass) {
-			this.cpuClass = cpuClass;
-		}
-
 		public @Nullable DataSize getScratchLimit() {
 			return this.scratchLimit;
 		}
 
 		public void setScratchLimit(@Nullable DataSize scratchLimit) {
 			this.scratchLimit = scratchLimit;
-		}
-
-		public @Nullable Integer getDeferredLimit() {
-			return this.deferredLimit;
-		}
-
-		public void setDeferredLimit(@Nullable Integer deferredLimit) {
-			this.deferredLimit = deferredLimit;
 		}
 	}
 
@@ -302,78 +344,6 @@ public class UformProperties {
 				throw new IllegalArgumentException("must be zero (free at once) or positive");
 			}
 			this.awaitTerminationPeriod = awaitTerminationPeriod;
-		}
-	}
-
-	/**
-	 * Properties of the RAM executor (host threads), mapped onto {@code io.uform.ExecutorForRamConfig}.
-	 */
-	public static class Ram {
-
-		/**
-		 * Whether to make the RAM executor bean.
-		 */
-		private boolean enabled = true;
-
-		/**
-		 * Threads taking part in a fork, its caller included. Unset takes 7/8 of the cores the memory
-		 * domains carry (all of them below 8 cores).
-		 */
-		private @Nullable Integer threads;
-
-		/**
-		 * NUMA node ids the threads are spread over. Unset spreads them over every node.
-		 */
-		private @Nullable List<Integer> memoryDomains;
-
-		/**
-		 * CPU class to dispatch as, like 'intel-haswell'. Unset takes the CPU's best class.
-		 */
-		private @Nullable String cpuClass;
-
-		/**
-		 * Deferred calls tracked at once (queued plus running). Unset takes 64.
-		 */
-		private @Nullable Integer deferredLimit;
-
-		public boolean isEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
-		}
-
-		public @Nullable Integer getThreads() {
-			return this.threads;
-		}
-
-		public void setThreads(@Nullable Integer threads) {
-			this.threads = threads;
-		}
-
-		public @Nullable List<Integer> getMemoryDomains() {
-			return this.memoryDomains;
-		}
-
-		public void setMemoryDomains(@Nullable List<Integer> memoryDomains) {
-			this.memoryDomains = memoryDomains;
-		}
-
-		public @Nullable String getCpuClass() {
-			return this.cpuClass;
-		}
-
-		public void setCpuClass(@Nullable String cpuClass) {
-			this.cpuClass = cpuClass;
-		}
-
-		public @Nullable Integer getDeferredLimit() {
-			return this.deferredLimit;
-		}
-
-		public void setDeferredLimit(@Nullable Integer deferredLimit) {
-			this.deferredLimit = deferredLimit;
 		}
 	}
 }

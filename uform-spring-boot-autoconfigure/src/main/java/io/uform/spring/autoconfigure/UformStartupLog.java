@@ -48,8 +48,8 @@ final class UformStartupLog {
 			.append("' (")
 			.append(stats.name())
 			.append("): ")
-			.append(stats.threads())
-			.append(" threads on memory domains ")
+			.append(counted(stats.threads(), "thread"))
+			.append(" on memory domains ")
 			.append(stats.memoryDomains())
 			.append(", cpu class ")
 			.append(stats.cpuClass())
@@ -74,7 +74,7 @@ final class UformStartupLog {
 								: DataSize.ofBytes(scratch.limitBytes()).toMegabytes() + " MB")
 						+ ")");
 			}
-			line.append(", devices ").append(String.join(", ", devices));
+			line.append((devices.size() == 1) ? ", device " : ", devices ").append(String.join(", ", devices));
 		}
 		return line.toString();
 	}
@@ -82,8 +82,22 @@ final class UformStartupLog {
 	static String describe(String beanName, MeshDescription mesh, long joinMillis) {
 		String job = (mesh.job() != null) ? "job '" + mesh.job() + "'" : "no job";
 		return "Joined uform mesh bean '" + beanName + "' in " + joinMillis + " ms: " + job + ", index "
-				+ mesh.hostDomainIndex() + " of " + mesh.hostDomainCount() + ", " + mesh.gpusPerHost()
-				+ " GPU(s) here, " + mesh.multimemDomains() + " multimem domain(s) of " + mesh.gpusPerMultimemDomain()
-				+ " (" + mesh.multimemTier() + "), hosts " + mesh.peerHosts();
+				+ mesh.hostDomainIndex() + " of " + mesh.hostDomainCount() + ", " + counted(mesh.gpusPerHost(), "GPU")
+				+ " here, " + counted(mesh.multimemDomains(), "multimem domain") + " of "
+				+ counted(mesh.gpusPerMultimemDomain(), "GPU") + " (" + mesh.multimemTier() + "), hosts "
+				+ mesh.peerHosts();
+	}
+
+	/**
+	 * A count with its noun, singular for one: {@code 1 thread}, {@code 8 threads}.
+	 * @param count how many
+	 * @param noun the noun in the singular; the plural adds an {@code s}
+	 * @return the count and the noun
+	 */
+	static String counted(long count, String noun) {
+		// Appends rather than +: each new shape of string concatenation is a call site the JVM links on
+		// the main thread at startup, where this runs for every executor made.
+		StringBuilder text = new StringBuilder().append(count).append(' ').append(noun);
+		return ((count == 1) ? text : text.append('s')).toString();
 	}
 }

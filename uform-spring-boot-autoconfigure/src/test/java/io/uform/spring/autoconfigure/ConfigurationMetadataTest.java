@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import io.uform.ExecutorForRamConfig;
 import io.uform.gpu.GpuClasses;
 import io.uform.host.CpuClasses;
 
@@ -110,6 +111,28 @@ class ConfigurationMetadataTest {
 		assertThat(existing).contains("management.endpoint.uform.access", "management.health.uform.enabled");
 		assertThat(documented).as("properties in docs/configuration.md's tables")
 			.containsExactlyInAnyOrderElementsOf(existing);
+	}
+
+	@Test
+	void theDeferredLimitsDefaultIsUformsOwn() {
+		// The field is null when unset, so that uform decides; the processor cannot see its default.
+		for (String name : List.of("uform.ram.deferred-limit", "uform.vram.deferred-limit")) {
+			JsonNode property = property(name);
+			assertThat(property.get("defaultValue")).as("defaultValue of %s", name).isNotNull();
+			assertThat(property.get("defaultValue").asInt()).as(name)
+				.isEqualTo(ExecutorForRamConfig.DEFAULT_DEFERRED_LIMIT);
+			assertThat(property.get("description").asString()).as("description of %s", name)
+				.contains("Unset takes " + ExecutorForRamConfig.DEFAULT_DEFERRED_LIMIT);
+		}
+	}
+
+	private static JsonNode property(String name) {
+		for (JsonNode property : metadata.get("properties")) {
+			if (property.get("name").asString().equals(name)) {
+				return property;
+			}
+		}
+		throw new AssertionError("no property " + name + " in the metadata");
 	}
 
 	/** Every {@code uform.*} property, by name, with its description. */

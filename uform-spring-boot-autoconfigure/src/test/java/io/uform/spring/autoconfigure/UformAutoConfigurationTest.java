@@ -115,8 +115,16 @@ class UformAutoConfigurationTest {
 			assertThat(output).contains(", deferred limit 64");
 			// The module's simulated devices: the VRAM executor's line names each, its vendor said once.
 			assertThat(output).contains("Made uform VRAM executor bean 'uformVramExecutor'")
-				.containsPattern("devices \\d+ \\(Simulated GPU \\d+ \\(host memory\\), \\d+ MB, scratch limit none\\)")
+				.containsPattern(", device \\d+ \\(Simulated GPU \\d+ \\(host memory\\), \\d+ MB, scratch limit none\\)")
 				.doesNotContain("SIMULATED Simulated");
+		});
+	}
+
+	@Test
+	void startupCountsInTheSingularForOne(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("uform.ram.threads=1", "uform.vram.devices=0,1").run((context) -> {
+			assertThat(output).contains("): 1 thread on memory domains [").doesNotContain("1 threads");
+			assertThat(output).containsPattern(", devices 0 \\(.*\\), 1 \\(");
 		});
 	}
 

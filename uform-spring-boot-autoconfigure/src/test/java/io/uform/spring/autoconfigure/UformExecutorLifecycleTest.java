@@ -59,6 +59,21 @@ class UformExecutorLifecycleTest {
 	}
 
 	@Test
+	void theCloseSaysAtInfoThatTheExecutorWasFreedHowLongItTookAndWhatBecameOfItsCalls(CapturedOutput output) {
+		Executor[] made = new Executor[1];
+		this.contextRunner.run((context) -> {
+			made[0] = context.getBean(Executor.class);
+			made[0].defer(() -> {
+				Thread.sleep(200);
+				return null;
+			});
+		});
+		assertThat(output).containsPattern("INFO .* Freed uform executor bean 'uformRamExecutor' \\(" + made[0].name()
+				+ "\\) in \\d+ ms: 1 deferred call in flight when it closed, 1 finished");
+		assertThat(output).as("one line per executor").containsOnlyOnce("Freed uform executor bean 'uformRamExecutor'");
+	}
+
+	@Test
 	void aStoppedContextDrainsItsExecutorWhichServesAgainOnceStartedAndIsFreedOnClose() {
 		AtomicInteger ran = new AtomicInteger();
 		Executor[] made = new Executor[1];

@@ -32,6 +32,7 @@ import io.uform.ExecutorForRamConfig;
 import io.uform.GpuVendor;
 import io.uform.Uform;
 import io.uform.UformException;
+import io.uform.host.CpuClasses;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -76,10 +77,10 @@ class UformFailureAnalyzerTest {
 		// Then the classes of this machine's architecture only: no ARM class on x86-64, and the reverse (on
 		// ARM the suggestion itself is an x86-64 class, said to be so, so only the list is looked at).
 		boolean arm = System.getProperty("os.arch").matches("aarch64|arm64");
-		Matcher list = Pattern.compile("(?i)the (x86-64|aarch64) classes are ([^(\\n]*)").matcher(report);
-		assertThat(list.find()).as("the list of this architecture's classes in %s", report).isTrue();
+		Matcher list = Pattern.compile("(?i)this (x86-64|aarch64) CPU offers ([^(\\n]*)").matcher(report);
+		assertThat(list.find()).as("the list of the classes this CPU offers in %s", report).isTrue();
 		assertThat(list.group(1)).isEqualTo(arm ? "aarch64" : "x86-64");
-		assertThat(list.group(2)).startsWith(arm ? "arm-neon" : "serial, intel-haswell")
+		assertThat(list.group(2).strip()).isEqualTo(String.join(", ", CpuClasses.system().available()))
 			.doesNotContain(arm ? "intel-" : "arm-");
 	}
 
@@ -192,9 +193,21 @@ class UformFailureAnalyzerTest {
 		String report = failedStart(output, List.of(App.class),
 				"--spring.config.location=classpath:failure-analysis/threads-four.yml");
 		assertThat(report).contains("The uform properties could not be bound: uform.ram.threads = four is invalid (set "
-				+ "in class path resource [failure-analysis/threads-four.yml] - 4:14): For input string: \"four\".")
+				+ "in class path resource [failure-analysis/threads-four.yml] - 4:14): not a whole number (digits only, "
+				+ "such as 8: no words, units or decimal point).")
+			.doesNotContain("For input string")
 			.contains("Update uform.ram.threads in your configuration: it takes a whole number of threads, at least 1")
 			.doesNotContain("Update your application's configuration");
+	}
+
+	@Test
+	void aSecondTypoInTheSameFileIsReportedInTheSameStart(CapturedOutput output) {
+		String report = failedStart(output, List.of(App.class),
+				"--spring.config.location=classpath:failure-analysis/two-typos.yml");
+		assertThat(report).contains("uform.ram.threads = four is invalid (set in class path resource "
+				+ "[failure-analysis/two-typos.yml] - 4:14)");
+		assertThat(report).contains("Property 'uform.ram.cpu-class' = intel-haswel (set in class path resource "
+				+ "[failure-analysis/two-typos.yml] - 5:16) is none of the values it takes; did you mean intel-haswell?");
 	}
 
 	@Test

@@ -196,7 +196,8 @@ public class UformHealthIndicator extends AbstractHealthIndicator
 
 	private @Nullable String deviceFault(int ordinal, @Nullable GpuDevice held, List<GpuDevice> listed) {
 		if (ordinal < 0 || ordinal >= listed.size()) {
-			return "is no longer listed (this process sees " + listed.size() + " GPU(s))";
+			int count = listed.size();
+			return "is no longer listed (this process sees " + count + ((count == 1) ? " GPU)" : " GPUs)");
 		}
 		if (held != null && !held.equals(listed.get(ordinal))) {
 			return "is no longer listed at that ordinal (it now lists " + describe(listed.get(ordinal)) + ")";

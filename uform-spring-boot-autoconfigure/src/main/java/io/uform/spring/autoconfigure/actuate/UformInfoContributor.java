@@ -12,12 +12,14 @@ import io.uform.host.CpuClasses;
 /**
  * An {@link InfoContributor} that adds a {@code uform} entry to the info endpoint: the uform-java
  * version, the best CPU class this CPU offers (what an executor without {@code cpu-class} dispatches
- * as), and the capability tokens compiled into uform and available on this machine:
+ * as; named {@code bestCpuClass} so that it is not read as an executor's class, which the
+ * {@code uform} endpoint shows), and the capability tokens compiled into uform and available on this
+ * machine:
  *
  * <pre class="code">
  * "uform": {
  *   "version": "0.1.0-SNAPSHOT",
- *   "cpuClass": "intel-icelake",
+ *   "bestCpuClass": "intel-icelake",
  *   "capabilities": { "compiled": [ ... ], "available": [ ... ] }
  * }
  * </pre>
@@ -49,7 +51,7 @@ public class UformInfoContributor implements InfoContributor {
 		capabilities.put("available", UformFacts.available());
 		Map<String, Object> uform = new LinkedHashMap<>();
 		uform.put("version", UformFacts.version());
-		uform.put("cpuClass", this.cpuClass.get());
+		uform.put("bestCpuClass", this.cpuClass.get());
 		uform.put("capabilities", capabilities);
 		builder.withDetail(KEY, uform);
 	}

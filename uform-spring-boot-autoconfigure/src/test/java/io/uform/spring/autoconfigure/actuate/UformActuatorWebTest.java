@@ -124,7 +124,7 @@ class UformActuatorWebTest {
 		HttpResponse<String> info = send(context, "GET", "/actuator/info");
 		assertThat(info.statusCode()).as(info.body()).isEqualTo(200);
 		JsonNode uformInfo = json.readTree(info.body()).get("uform");
-		assertThat(uformInfo.propertyNames()).containsExactly("version", "cpuClass", "capabilities");
+		assertThat(uformInfo.propertyNames()).containsExactly("version", "bestCpuClass", "capabilities");
 		assertThat(uformInfo.get("capabilities").get("available").isArray()).isTrue();
 	}
 

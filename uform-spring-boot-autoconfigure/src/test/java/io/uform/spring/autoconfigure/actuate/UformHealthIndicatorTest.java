@@ -103,7 +103,7 @@ class UformHealthIndicatorTest {
 			Health none = new UformHealthIndicator(context, List::of, Uform::gpuReadings).health();
 			assertThat(none.getStatus()).isEqualTo(Status.DOWN);
 			assertThat((String) none.getDetails().get("reason")).contains("device " + held)
-				.contains("is no longer listed (this process sees 0 GPU(s))");
+				.contains("is no longer listed (this process sees 0 GPUs)");
 			List<GpuDevice> swapped = List.of(Uform.gpuDevices().get(1), Uform.gpuDevices().get(0));
 			Health other = new UformHealthIndicator(context, () -> swapped, Uform::gpuReadings).health();
 			assertThat(other.getStatus()).isEqualTo(Status.DOWN);

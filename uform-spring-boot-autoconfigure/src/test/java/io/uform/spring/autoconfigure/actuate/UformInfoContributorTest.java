@@ -37,10 +37,10 @@ class UformInfoContributorTest {
 			assertThat(info.getDetails()).containsOnlyKeys(UformInfoContributor.KEY);
 			@SuppressWarnings("unchecked")
 			Map<String, Object> uform = (Map<String, Object>) info.get(UformInfoContributor.KEY);
-			assertThat(uform).containsOnlyKeys("version", "cpuClass", "capabilities");
+			assertThat(uform).containsOnlyKeys("version", "bestCpuClass", "capabilities");
 			assertThat(uform.get("version")).isEqualTo(UformFacts.version());
-			assertThat(uform.get("cpuClass")).isEqualTo(CpuClasses.system().best());
-			assertThat(CpuClasses.system().available()).contains((String) uform.get("cpuClass"));
+			assertThat(uform.get("bestCpuClass")).isEqualTo(CpuClasses.system().best());
+			assertThat(CpuClasses.system().available()).contains((String) uform.get("bestCpuClass"));
 			assertThat(uform.get("capabilities")).isEqualTo(Map.of("compiled",
 					UformFacts.compiled(), "available", UformFacts.available()));
 			assertThat(String.join(",", UformFacts.compiled())).isEqualTo(Uform.capabilitiesCompiled());
@@ -54,7 +54,7 @@ class UformInfoContributorTest {
 		new UformInfoContributor(() -> "intel-icelake").contribute(builder);
 		@SuppressWarnings("unchecked")
 		Map<String, Object> uform = (Map<String, Object>) builder.build().get(UformInfoContributor.KEY);
-		assertThat(uform.get("cpuClass")).isEqualTo("intel-icelake");
+		assertThat(uform.get("bestCpuClass")).isEqualTo("intel-icelake");
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package io.uform.spring.autoconfigure;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
@@ -20,6 +21,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
 import org.springframework.boot.context.properties.bind.AbstractBindHandler;
 import org.springframework.boot.context.properties.bind.BindContext;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -30,7 +33,6 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
-import org.springframework.boot.json.JsonParserFactory;
 import org.springframework.boot.logging.DeferredLogFactory;
 import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.PropertySourceOrigin;
@@ -39,6 +41,7 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.util.ClassUtils;
 
 import io.uform.NearestNames;
 import io.uform.gpu.SimulatedDevices;
@@ -57,12 +60,12 @@ import io.uform.gpu.SimulatedDevices;
  * added to {@code UformProperties} (such as {@code uform.mesh.*}) is known without a list kept here.
  * A value the binder cannot convert still marks its key as valid: the real binding reports it.</li>
  * <li>The Spring names read outside {@code UformProperties}, by
- * {@link SimulatedDevicesEnvironmentPostProcessor}: {@code uform.devices.simulated} and
+ * {@link UformSimulatedDevices}: {@code uform.devices.simulated} and
  * {@code uform.devices.simulated-memory}; and uform's own JVM-level
  * {@code uform.devices.simulated.memory} where uform reads it: in the system properties and the
  * environment.</li>
  * <li>Only when a key is unknown to both: the configuration metadata on the class path
- * ({@value #METADATA}, {@code uform.} names), read with Boot's JSON parser, so that a property another
+ * ({@value #METADATA}, {@code uform.} names), read with Boot's metadata library, so that a property another
  * component declares there is valid too. The metadata also gives the suggestions.</li>
  * </ol>
  * Keys of the same list or map are compared with their indices set aside, so that a list written as
@@ -74,9 +77,14 @@ import io.uform.gpu.SimulatedDevices;
  * underscores). Only enumerable property sources are read; from the environment only
  * {@code UFORM_*} variables.
  *
+ * <p>It also warns of a text value that is none of the values its property's metadata hints list
+ * ({@code cpu-class: intel-haswel}; see {@link UformValueHints}), so that a second typo in a file is
+ * reported in the same start as the first. Every suggestion, of a key or a value, comes from
+ * {@link NearestNames}, the rule uform's own messages use.
+ *
  * <p>Runs last among the post-processors, so keys any of them added are checked too; it only logs.
  */
-class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 
 	/** After every other post-processor. */
 	static final int ORDER = Ordered.LOWEST_PRECEDENCE;
@@ -88,8 +96,8 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 
 	/** Spring names that do not bind to {@link UformProperties} but are read elsewhere. */
 	private static final Set<String> OTHER_SPRING_NAMES = Set.of(
-			SimulatedDevicesEnvironmentPostProcessor.COUNT_PROPERTY,
-			SimulatedDevicesEnvironmentPostProcessor.MEMORY_PROPERTY);
+			UformSimulatedDevices.COUNT_PROPERTY,
+			UformSimulatedDevices.MEMORY_PROPERTY);
 
 	private final Log logger;
 
@@ -97,8 +105,8 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 	 * Made by Spring Boot.
 	 * @param logFactory Boot's log factory, whose logs are replayed once logging is set up
 	 */
-	UnknownPropertiesEnvironmentPostProcessor(DeferredLogFactory logFactory) {
-		this.logger = logFactory.getLog(UnknownPropertiesEnvironmentPostProcessor.class);
+	UformUnknownProperties(DeferredLogFactory logFactory) {
+		this.logger = logFactory.getLog(UformUnknownProperties.class);
 	}
 
 	@Override
@@ -152,6 +160,7 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 				found.add(key);
 			}
 		}
+		warnOfUnknownValues(keys, bound, environment, application.getClassLoader());
 		if (unknown.isEmpty()) {
 			return;
 		}
@@ -173,6 +182,43 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 				this.logger.warn(message(found, nearest(shape, candidates)));
 			}
 		});
+	}
+
+	/**
+	 * Warns of each text value that is none of the values its property's hints list (a misspelt
+	 * {@code cpu-class}), for the value the binder takes: the key of the highest-ranked source.
+	 */
+	private void warnOfUnknownValues(List<Key> keys, Bound bound, ConfigurableEnvironment environment,
+			ClassLoader classLoader) {
+		UformValueHints hints = null;
+		Set<String> checked = new HashSet<>();
+		for (Key key : keys) {
+			String shape = shape(key.name);
+			if (isElement(key.name) || !bound.textShapes().contains(shape) || !checked.add(shape)
+					|| !(key.value instanceof String written)) {
+				continue;
+			}
+			String value;
+			try {
+				value = environment.resolvePlaceholders(written);
+			}
+			catch (IllegalArgumentException ex) {
+				// A circular placeholder: the binding reports it; this only warns.
+				continue;
+			}
+			if (value.contains("${")) {
+				continue;
+			}
+			if (hints == null) {
+				hints = UformValueHints.read(classLoader, this.logger);
+			}
+			String problem = hints.problem(shape, value);
+			if (problem != null) {
+				this.logger.warn("Property '" + key.written + "' = " + UformFailureAnalyzer.shown(value) + " (set in "
+						+ ((key.origin != null) ? key.origin : "property source of unknown origin") + ") is "
+						+ problem);
+			}
+		}
 	}
 
 	/** Whether a name ends in a list index: {@code memory-domains[0]}, {@code UFORM_RAM_THREADS_0}. */
@@ -229,6 +275,7 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 		Set<ConfigurationPropertyName> names = new HashSet<>();
 		Set<String> written = new HashSet<>();
 		Set<String> listShapes = new HashSet<>();
+		Set<String> textShapes = new HashSet<>();
 		Binder.get(environment).bind("uform", Bindable.of(UformProperties.class), new AbstractBindHandler() {
 
 			@Override
@@ -237,6 +284,9 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 				ResolvableType type = target.getType();
 				if (type.isArray() || Collection.class.isAssignableFrom(type.toClass())) {
 					listShapes.add(shape(name));
+				}
+				else if (type.toClass() == String.class) {
+					textShapes.add(shape(name));
 				}
 				return target;
 			}
@@ -262,14 +312,15 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 				}
 			}
 		});
-		return new Bound(names, written, listShapes);
+		return new Bound(names, written, listShapes, textShapes);
 	}
 
 	/**
 	 * What binding consumed: canonical names, and the keys as their sources hold them; and the shapes
-	 * of the list-typed properties it tried, whether or not a source set them.
+	 * of the list-typed and of the text properties it tried, whether or not a source set them.
 	 */
-	private record Bound(Set<ConfigurationPropertyName> names, Set<String> written, Set<String> listShapes) {
+	private record Bound(Set<ConfigurationPropertyName> names, Set<String> written, Set<String> listShapes,
+			Set<String> textShapes) {
 	}
 
 	/**
@@ -304,22 +355,27 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 		return shortened.toString();
 	}
 
-	/** The candidate nearest to a key's shape, or {@code null} when none is near enough to be a typo. */
-	static @Nullable String nearest(String shape, Set<String> candidates) {
-		int limit = Math.max(2, shape.length() / 3);
-		String best = null;
-		int bestDistance = Integer.MAX_VALUE;
+	/**
+	 * The candidates nearest a key's shape by uform's one did-you-mean rule ({@link NearestNames}),
+	 * compared in Boot's uniform form, so that {@code cpuclas} is one edit from {@code cpu-class}.
+	 * @return the nearest, empty when none is near enough to be a typo
+	 */
+	static List<String> nearest(String shape, Set<String> candidates) {
+		Map<String, String> byShape = new LinkedHashMap<>();
 		for (String candidate : candidates) {
-			int distance = NearestNames.distance(shape, shape(ConfigurationPropertyName.of(candidate)));
-			if (distance > 0 && distance <= limit && distance < bestDistance) {
-				best = candidate;
-				bestDistance = distance;
+			String candidateShape = shape(ConfigurationPropertyName.of(candidate));
+			if (!candidateShape.equals(shape)) {
+				byShape.putIfAbsent(candidateShape, candidate);
 			}
 		}
-		return best;
+		List<String> nearest = new ArrayList<>();
+		for (String found : NearestNames.nearest(shape, byShape.keySet())) {
+			nearest.add(byShape.get(found));
+		}
+		return nearest;
 	}
 
-	private static String message(List<Key> found, @Nullable String suggestion) {
+	private static String message(List<Key> found, List<String> suggestions) {
 		List<String> places = new ArrayList<>();
 		for (Key key : found) {
 			// As Boot's reports say it: "class path resource [application.yml] - 3:5", or
@@ -331,7 +387,16 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 		}
 		return "Unknown property '" + found.get(0).written + "' (set in " + String.join(" and in ", places)
 				+ ") binds to nothing and is ignored; "
-				+ ((suggestion != null) ? "did you mean '" + suggestion + "'?" : "no uform property has a similar name.");
+				+ (suggestions.isEmpty() ? "no uform property has a similar name."
+						: "did you mean " + NearestNames.either(quoted(suggestions)) + "?");
+	}
+
+	private static List<String> quoted(List<String> names) {
+		List<String> quoted = new ArrayList<>();
+		for (String name : names) {
+			quoted.add("'" + name + "'");
+		}
+		return quoted;
 	}
 
 	private static String singleValueMessage(List<Key> found, String property) {
@@ -356,24 +421,23 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 	}
 
 	/**
-	 * The {@code uform.*} properties the configuration metadata on the class path declares: names, and
-	 * the shapes of those whose type is a map (any key below them is an entry).
+	 * The {@code uform.*} properties the configuration metadata on the class path declares, read with
+	 * Boot's metadata library: names, the shapes of those whose type is a map (any key below them is an
+	 * entry) or a list, and the values hinted for each.
 	 */
 	private record Metadata(Set<String> names, Set<String> shapes, Set<String> mapShapes, Set<String> listShapes) {
 
 		static Metadata read(ClassLoader classLoader, Log logger) {
-			Set<String> names = new TreeSet<>();
-			Set<String> shapes = new HashSet<>();
-			Set<String> mapShapes = new HashSet<>();
-			Set<String> listShapes = new HashSet<>();
+			ConfigurationMetadataRepositoryJsonBuilder builder = ConfigurationMetadataRepositoryJsonBuilder.create();
 			try {
 				Enumeration<URL> resources = classLoader.getResources(METADATA);
 				while (resources.hasMoreElements()) {
 					URL url = resources.nextElement();
 					try (InputStream in = url.openStream()) {
-						String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-						if (json.contains("\"uform.")) {
-							readProperties(json, names, shapes, mapShapes, listShapes);
+						byte[] json = in.readAllBytes();
+						// Most jars declare no uform.* property: not parsed.
+						if (new String(json, StandardCharsets.UTF_8).contains("\"uform.")) {
+							builder.withJsonResource(new ByteArrayInputStream(json), StandardCharsets.UTF_8);
 						}
 					}
 					catch (IOException | RuntimeException ex) {
@@ -384,32 +448,37 @@ class UnknownPropertiesEnvironmentPostProcessor implements EnvironmentPostProces
 			catch (IOException ex) {
 				logger.debug("Cannot list configuration metadata", ex);
 			}
+			Set<String> names = new TreeSet<>();
+			Set<String> shapes = new HashSet<>();
+			Set<String> mapShapes = new HashSet<>();
+			Set<String> listShapes = new HashSet<>();
+			for (ConfigurationMetadataProperty property : builder.build().getAllProperties().values()) {
+				String name = property.getId();
+				if (!name.startsWith("uform.") || !ConfigurationPropertyName.isValid(name)) {
+					continue;
+				}
+				String shape = shape(ConfigurationPropertyName.of(name));
+				names.add(name);
+				shapes.add(shape);
+				Class<?> type = erasure(property.getType(), classLoader);
+				if (type != null && Map.class.isAssignableFrom(type)) {
+					mapShapes.add(shape);
+				}
+				else if (type != null && (type.isArray() || Collection.class.isAssignableFrom(type))) {
+					listShapes.add(shape);
+				}
+			}
 			return new Metadata(names, shapes, mapShapes, listShapes);
 		}
 
-		private static void readProperties(String json, Set<String> names, Set<String> shapes,
-				Set<String> mapShapes, Set<String> listShapes) {
-			Object properties = JsonParserFactory.getJsonParser().parseMap(json).get("properties");
-			if (!(properties instanceof List<?> list)) {
-				return;
+		/** The class a metadata type names, generics aside; {@code null} where it is not on the class path. */
+		private static @Nullable Class<?> erasure(@Nullable String type, ClassLoader classLoader) {
+			if (type == null) {
+				return null;
 			}
-			for (Object entry : list) {
-				if (entry instanceof Map<?, ?> property && property.get("name") instanceof String name
-						&& name.startsWith("uform.") && ConfigurationPropertyName.isValid(name)) {
-					String shape = shape(ConfigurationPropertyName.of(name));
-					names.add(name);
-					shapes.add(shape);
-					if (property.get("type") instanceof String type) {
-						if (type.startsWith("java.util.Map<")) {
-							mapShapes.add(shape);
-						}
-						else if (type.startsWith("java.util.List<") || type.startsWith("java.util.Set<")
-								|| type.startsWith("java.util.Collection<") || type.endsWith("[]")) {
-							listShapes.add(shape);
-						}
-					}
-				}
-			}
+			int generic = type.indexOf('<');
+			String name = (generic >= 0) ? type.substring(0, generic) : type;
+			return ClassUtils.isPresent(name, classLoader) ? ClassUtils.resolveClassName(name, classLoader) : null;
 		}
 
 		/** Whether a key of that shape is declared: a list element only where the property is a list. */

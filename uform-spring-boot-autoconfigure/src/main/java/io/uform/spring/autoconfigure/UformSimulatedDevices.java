@@ -53,7 +53,7 @@ import io.uform.gpu.SimulatedDevices;
  * both spell {@value SimulatedDevices#MEMORY_VARIABLE}, which Spring's relaxed binding reads as
  * {@value #MEMORY_PROPERTY}.
  */
-class SimulatedDevicesEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
 
 	/** Spring property holding the device count; the same name as uform's system property. */
 	static final String COUNT_PROPERTY = SimulatedDevices.COUNT_PROPERTY;
@@ -77,7 +77,7 @@ class SimulatedDevicesEnvironmentPostProcessor implements EnvironmentPostProcess
 	 * constructor Spring's factories loader takes when a class has several.
 	 * @param logFactory Boot's log factory, whose logs are replayed once logging is set up
 	 */
-	public SimulatedDevicesEnvironmentPostProcessor(DeferredLogFactory logFactory) {
+	public UformSimulatedDevices(DeferredLogFactory logFactory) {
 		this(logFactory, System.getProperties(), System.getenv(), SimulatedDevices::systemIfRead);
 	}
 
@@ -88,9 +88,9 @@ class SimulatedDevicesEnvironmentPostProcessor implements EnvironmentPostProcess
 	 * @param environmentVariables stand-in for {@link System#getenv()}
 	 * @param discovered what discovery read, {@code null} while it has not run
 	 */
-	SimulatedDevicesEnvironmentPostProcessor(DeferredLogFactory logFactory, Properties systemProperties,
+	UformSimulatedDevices(DeferredLogFactory logFactory, Properties systemProperties,
 			Map<String, String> environmentVariables, Supplier<@Nullable SimulatedDevices> discovered) {
-		this.logger = logFactory.getLog(SimulatedDevicesEnvironmentPostProcessor.class);
+		this.logger = logFactory.getLog(UformSimulatedDevices.class);
 		this.systemProperties = systemProperties;
 		this.environmentVariables = environmentVariables;
 		this.discovered = discovered;

@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * ones are neither the subject nor touched here.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class SimulatedDevicesEnvironmentPostProcessorTest {
+class UformSimulatedDevicesTest {
 
 	private final Properties systemProperties = new Properties();
 
@@ -55,7 +55,7 @@ class SimulatedDevicesEnvironmentPostProcessorTest {
 			.containsEntry("uform.devices.simulated.memory", "512MB");
 		assertThat(SimulatedDevices.from(this.systemProperties, Map.of()).memoryBytes()).isEqualTo(512L << 20);
 		assertThat(output).contains("WARN")
-			.contains("Simulated GPUs are on: 2 simulated device(s) of 512 MiB each (uform.devices.simulated=2, "
+			.contains("Simulated GPUs are on: 2 simulated devices of 512 MiB each (uform.devices.simulated=2, "
 					+ "uform.devices.simulated.memory=512MB): host memory, not GPUs. Kernel launches fail on them;")
 			.doesNotContain("is not used");
 	}
@@ -79,7 +79,7 @@ class SimulatedDevicesEnvironmentPostProcessorTest {
 		assertThat(output).contains("uform.devices.simulated-memory = 512MB (set in class path resource "
 				+ "[application.yml] - 1:1) is not used: the system property uform.devices.simulated.memory = 256MB "
 				+ "is set, and GPU discovery reads that one. Remove one of the two.")
-			.contains("Simulated GPUs are on: 4 simulated device(s) of 256 MiB each");
+			.contains("Simulated GPUs are on: 4 simulated devices of 256 MiB each");
 	}
 
 	@Test
@@ -104,7 +104,7 @@ class SimulatedDevicesEnvironmentPostProcessorTest {
 		postProcess();
 		assertThat(this.systemProperties).as("the JVM's own settings stay the only ones").isEmpty();
 		assertThat(output).doesNotContain("is not used")
-			.contains("Simulated GPUs are on: 3 simulated device(s) of 256 MiB each");
+			.contains("Simulated GPUs are on: 3 simulated devices of 256 MiB each");
 	}
 
 	@Test
@@ -133,7 +133,7 @@ class SimulatedDevicesEnvironmentPostProcessorTest {
 		this.discovered = SimulatedDevices.of(2, SimulatedDevices.DEFAULT_MEMORY_BYTES);
 		fromCommandLine("uform.devices.simulated", "2");
 		postProcess();
-		assertThat(output).doesNotContain("cannot take effect").contains("Simulated GPUs are on: 2 simulated device(s)");
+		assertThat(output).doesNotContain("cannot take effect").contains("Simulated GPUs are on: 2 simulated devices");
 	}
 
 	@Test
@@ -141,7 +141,7 @@ class SimulatedDevicesEnvironmentPostProcessorTest {
 		this.environmentVariables.put("UFORM_DEVICES_SIMULATED", "1");
 		postProcess();
 		assertThat(this.systemProperties).isEmpty();
-		assertThat(output).contains("WARN").contains("Simulated GPUs are on: 1 simulated device(s) of 1 GiB each");
+		assertThat(output).contains("WARN").contains("Simulated GPUs are on: 1 simulated device of 1 GiB");
 	}
 
 	@Test
@@ -195,25 +195,25 @@ class SimulatedDevicesEnvironmentPostProcessorTest {
 
 	@Test
 	void runsOnceTheConfigFilesAreLoaded() {
-		SimulatedDevicesEnvironmentPostProcessor processor = processor();
+		UformSimulatedDevices processor = processor();
 		assertThat(processor.getOrder()).isGreaterThan(ConfigDataEnvironmentPostProcessor.ORDER);
 	}
 
 	@Test
 	void sizesAreWrittenInTheLargestExactUnit() {
-		assertThat(SimulatedDevicesEnvironmentPostProcessor.uformSize(3L << 30)).isEqualTo("3GB");
-		assertThat(SimulatedDevicesEnvironmentPostProcessor.uformSize(1536L << 20)).isEqualTo("1536MB");
-		assertThat(SimulatedDevicesEnvironmentPostProcessor.uformSize((1L << 20) + 1024)).isEqualTo("1025KB");
-		assertThat(SimulatedDevicesEnvironmentPostProcessor.uformSize((1L << 20) + 1)).isEqualTo("1048577");
+		assertThat(UformSimulatedDevices.uformSize(3L << 30)).isEqualTo("3GB");
+		assertThat(UformSimulatedDevices.uformSize(1536L << 20)).isEqualTo("1536MB");
+		assertThat(UformSimulatedDevices.uformSize((1L << 20) + 1024)).isEqualTo("1025KB");
+		assertThat(UformSimulatedDevices.uformSize((1L << 20) + 1)).isEqualTo("1048577");
 	}
 
 	private void postProcess() {
 		processor().postProcessEnvironment(this.environment, new SpringApplication());
 	}
 
-	private SimulatedDevicesEnvironmentPostProcessor processor() {
+	private UformSimulatedDevices processor() {
 		Supplier<SimulatedDevices> discovered = () -> this.discovered;
-		return new SimulatedDevicesEnvironmentPostProcessor(Supplier::get, this.systemProperties,
+		return new UformSimulatedDevices(Supplier::get, this.systemProperties,
 				this.environmentVariables, discovered);
 	}
 

@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * post-processor on it.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class UnknownPropertiesEnvironmentPostProcessorTest {
+class UformUnknownPropertiesTest {
 
 	private static final String YML = "class path resource [io/uform/spring/autoconfigure/unknown-keys.yml]";
 
@@ -134,6 +134,39 @@ class UnknownPropertiesEnvironmentPostProcessorTest {
 		postProcess(withClassLoader(new MetadataClassLoader(null)));
 		assertThat(output).doesNotContain("takes a single value");
 		assertThat(unknownLines(output)).isZero();
+	}
+
+	@Test
+	void aTextValueThatIsNoneOfItsHintedValuesIsNamedWithWhereItWasSetAndTheNearestValue(CapturedOutput output)
+			throws IOException {
+		fromYml("io/uform/spring/autoconfigure/unknown-values.yml");
+		postProcess();
+		String yml = "class path resource [io/uform/spring/autoconfigure/unknown-values.yml]";
+		assertThat(output).contains("WARN")
+			.contains("Property 'uform.ram.cpu-class' = intel-haswel (set in " + yml + " - 4:16) is none of the "
+					+ "values it takes; did you mean intel-haswell?")
+			.contains("Property 'uform.vram.gpu-class' = nvidia-hoper (set in " + yml + " - 6:16) is none of the "
+					+ "values it takes; did you mean nvidia-hopper?")
+			.doesNotContain("'uform.vram.cpu-class' =")
+			.doesNotContain("'uform.mesh.job' =");
+		assertThat(unknownLines(output)).as("the keys are valid").isZero();
+	}
+
+	@Test
+	void hintedValuesAndPlaceholdersAreQuiet(CapturedOutput output) {
+		fromCommandLine(Map.of("uform.ram.cpu-class", "serial", "uform.vram.gpu-class", "${NO_SUCH_VARIABLE}",
+				"uform.vram.cpuClass", "intel-haswell", "uform.mesh.job", "anything"));
+		postProcess();
+		assertThat(output).doesNotContain("none of the values");
+	}
+
+	@Test
+	void aCircularPlaceholderIsLeftToTheBinding(CapturedOutput output) {
+		fromCommandLine(Map.of("uform.ram.cpu-class", "${uform.ram.cpu-class}", "uform.ram.thread", "4"));
+		postProcess();
+		assertThat(output).doesNotContain("none of the values")
+			.as("the rest is still checked")
+			.contains("Unknown property 'uform.ram.thread'");
 	}
 
 	@Test
@@ -234,28 +267,31 @@ class UnknownPropertiesEnvironmentPostProcessorTest {
 
 	@Test
 	void runsAfterEveryOtherPostProcessor() {
-		assertThat(new UnknownPropertiesEnvironmentPostProcessor(Supplier::get).getOrder())
+		assertThat(new UformUnknownProperties(Supplier::get).getOrder())
 			.isEqualTo(Ordered.LOWEST_PRECEDENCE);
 	}
 
 	@Test
 	void shapesSetListIndicesAndSpellingAside() {
-		assertThat(UnknownPropertiesEnvironmentPostProcessor
+		assertThat(UformUnknownProperties
 			.shape(ConfigurationPropertyName.of("uform.ram.memory-domains"))).isEqualTo("uform.ram.memorydomains");
-		assertThat(UnknownPropertiesEnvironmentPostProcessor
+		assertThat(UformUnknownProperties
 			.shape(ConfigurationPropertyName.adapt("uform.ram.memoryDomains[3]", '.'))).isEqualTo("uform.ram.memorydomains");
-		assertThat(UnknownPropertiesEnvironmentPostProcessor
+		assertThat(UformUnknownProperties
 			.shape(ConfigurationPropertyName.adapt("uform.things[2].name", '.'))).isEqualTo("uform.things[].name");
 	}
 
 	@Test
 	void nearestIsTheClosestWithinATypo() {
 		Set<String> candidates = Set.of("uform.ram.threads", "uform.vram.devices", "uform.ram.cpu-class");
-		assertThat(UnknownPropertiesEnvironmentPostProcessor.nearest("uform.ram.cpuclas", candidates))
-			.isEqualTo("uform.ram.cpu-class");
-		assertThat(UnknownPropertiesEnvironmentPostProcessor.nearest("uform.vram.device", candidates))
-			.isEqualTo("uform.vram.devices");
-		assertThat(UnknownPropertiesEnvironmentPostProcessor.nearest("uform.zzz.qqq", candidates)).isNull();
+		assertThat(UformUnknownProperties.nearest("uform.ram.cpuclas", candidates))
+			.containsExactly("uform.ram.cpu-class");
+		assertThat(UformUnknownProperties.nearest("uform.vram.device", candidates))
+			.containsExactly("uform.vram.devices");
+		assertThat(UformUnknownProperties.nearest("uform.zzz.qqq", candidates)).isEmpty();
+		// uform's one rule: a third of the shorter name, never less than 2, as for CPU and GPU classes.
+		assertThat(UformUnknownProperties.nearest("uform.ram.t", candidates)).isEmpty();
+		assertThat(UformUnknownProperties.nearest("uform.ram.thr", candidates)).containsExactly("uform.ram.threads");
 		assertThat(NearestNames.distance("kitten", "sitting")).isEqualTo(3);
 		assertThat(NearestNames.distance("", "abc")).isEqualTo(3);
 	}
@@ -268,7 +304,7 @@ class UnknownPropertiesEnvironmentPostProcessorTest {
 		// As Boot does first: environment variables that know their names, for the origin.
 		new SystemEnvironmentPropertySourceEnvironmentPostProcessor().postProcessEnvironment(this.environment,
 				application);
-		new UnknownPropertiesEnvironmentPostProcessor(Supplier::get).postProcessEnvironment(this.environment,
+		new UformUnknownProperties(Supplier::get).postProcessEnvironment(this.environment,
 				application);
 	}
 
@@ -303,13 +339,13 @@ class UnknownPropertiesEnvironmentPostProcessorTest {
 		private final String metadata;
 
 		MetadataClassLoader(String metadata) {
-			super(UnknownPropertiesEnvironmentPostProcessorTest.class.getClassLoader());
+			super(UformUnknownPropertiesTest.class.getClassLoader());
 			this.metadata = metadata;
 		}
 
 		@Override
 		public Enumeration<URL> getResources(String name) throws IOException {
-			if (!name.equals(UnknownPropertiesEnvironmentPostProcessor.METADATA)) {
+			if (!name.equals(UformUnknownProperties.METADATA)) {
 				return super.getResources(name);
 			}
 			List<URL> urls = new ArrayList<>();
