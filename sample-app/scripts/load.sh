@@ -13,7 +13,8 @@
 #
 # Client options: --duration=20s --warmup=5s --rounds=4 --concurrency=4 --k=10
 #                 --engines=ram,parallel-stream (any of auto, ram, vram, parallel-stream: they scan the
-#                 synthetic vectors, so start the app with --sample.vectors.enabled=true; or text:
+#                 synthetic vectors, which --start turns on, else start the app with
+#                 --sample.vectors.enabled=true; or text:
 #                 GET /search?q= with questions about these docs, embedding each query and scanning)
 # --duration and --warmup are per engine (durations take a unit: 20s, 2m), so a run takes about
 # engines x (duration + warmup) after the app is up: 50 s for the defaults and two engines.
@@ -24,14 +25,20 @@ java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
 start=0
 launches=1
+engines=ram,parallel-stream
 args=()
 for arg in "$@"; do
   case "$arg" in
     --start) start=1 ;;
     --launches=*) launches=${arg#--launches=} ;;
-    *) args+=("$arg") ;;
+    *) args+=("$arg"); case "$arg" in --engines=*) engines=${arg#--engines=} ;; esac ;;
   esac
 done
+# Every engine but text scans the synthetic vectors, which the app generates only when asked to.
+vectors=""
+if [ -n "$(tr ',' '\n' <<<"$engines" | grep -vx text || true)" ]; then
+  vectors="--sample.vectors.enabled=true"
+fi
 
 if [ "$start" = 0 ]; then
   exec "$java" "$here/LoadClient.java" "${args[@]}"
@@ -78,7 +85,7 @@ launch() {
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
   log=$(mktemp /tmp/uform-sample-load.XXXXXX.log)
   # shellcheck disable=SC2086 # APP_ARGS is a list of Spring arguments
-  "$java" -jar "$jar" --server.port="$port" --server.address=127.0.0.1 ${APP_ARGS:-} >"$log" 2>&1 &
+  "$java" -jar "$jar" --server.port="$port" --server.address=127.0.0.1 $vectors ${APP_ARGS:-} >"$log" 2>&1 &
   app=$!
   for _ in $(seq 1 120); do
     if healthy "$port"; then break; fi
