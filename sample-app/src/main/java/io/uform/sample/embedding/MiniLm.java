@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.LongBuffer;
+import java.util.Arrays;
 import java.util.Map;
 
 import ai.djl.huggingface.tokenizers.Encoding;
@@ -107,7 +108,7 @@ public final class MiniLm implements AutoCloseable {
 		if (ids.length <= MAX_TOKENS) {
 			return ids;
 		}
-		long[] cut = java.util.Arrays.copyOf(ids, MAX_TOKENS);
+		long[] cut = Arrays.copyOf(ids, MAX_TOKENS);
 		cut[MAX_TOKENS - 1] = this.separator;
 		return cut;
 	}
@@ -125,7 +126,7 @@ public final class MiniLm implements AutoCloseable {
 		}
 		long[] shape = { 1, ids.length };
 		long[] ones = new long[ids.length];
-		java.util.Arrays.fill(ones, 1);
+		Arrays.fill(ones, 1);
 		try (OnnxTensor inputIds = OnnxTensor.createTensor(this.environment, LongBuffer.wrap(ids), shape);
 				OnnxTensor mask = OnnxTensor.createTensor(this.environment, LongBuffer.wrap(ones), shape);
 				OnnxTensor types = OnnxTensor.createTensor(this.environment, LongBuffer.wrap(new long[ids.length]), shape);
@@ -156,7 +157,7 @@ public final class MiniLm implements AutoCloseable {
 		long[] mask = new long[batch.length * longest];
 		for (int t = 0; t < batch.length; t++) {
 			System.arraycopy(batch[t], 0, ids, t * longest, batch[t].length);
-			java.util.Arrays.fill(mask, t * longest, t * longest + batch[t].length, 1);
+			Arrays.fill(mask, t * longest, t * longest + batch[t].length, 1);
 		}
 		long[] shape = { batch.length, longest };
 		try (OnnxTensor inputIds = OnnxTensor.createTensor(this.environment, LongBuffer.wrap(ids), shape);

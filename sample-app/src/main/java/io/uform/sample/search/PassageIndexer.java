@@ -27,9 +27,11 @@ import io.uform.sample.passages.Passage;
  * all of it. Logs its progress, and keeps the application's readiness at {@code REFUSING_TRAFFIC}
  * until the last batch is in, then publishes {@code ACCEPTING_TRAFFIC}.
  *
- * <p>Where threads meet: {@code thread} is written by the lifecycle's start and stop (the context's
- * thread); the indexer thread reads nothing of this object but the final fields, and publishes its
- * work through {@link PassageIndex}'s volatile fields.
+ * <p>Where threads meet: {@code thread} and {@code stopping} are written by the lifecycle's start and
+ * stop (the context's thread), volatile; the indexer thread reads {@code stopping} after an interrupt,
+ * and publishes its work through {@link PassageIndex}'s volatile fields. A batch's vectors are written
+ * by the executor's threads and read by the indexer thread after the batch's future completes, which
+ * orders the two (the fork's return publishes the workers' writes to the deferred call).
  */
 final class PassageIndexer implements SmartLifecycle {
 
@@ -54,6 +56,9 @@ final class PassageIndexer implements SmartLifecycle {
 	private final int batchSize;
 
 	private volatile Thread thread;
+
+	/** Set before the indexer thread is interrupted, so that what the interrupt breaks reads as a stop. */
+	private volatile boolean stopping;
 
 	PassageIndexer(PassageIndex index, ExecutorEmbedder embedder, Executor executor, EmbeddingMetrics metrics,
 			ApplicationEventPublisher events, int batchSize) {
@@ -89,6 +94,7 @@ final class PassageIndexer implements SmartLifecycle {
 	public void stop() {
 		Thread indexer = this.thread;
 		if (indexer != null) {
+			this.stopping = true;
 			indexer.interrupt();
 			try {
 				indexer.join(5_000);
@@ -148,6 +154,12 @@ final class PassageIndexer implements SmartLifecycle {
 		}
 		catch (ExecutionException | RuntimeException ex) {
 			Throwable cause = (ex instanceof ExecutionException) ? ex.getCause() : ex;
+			if (this.stopping) {
+				// Interrupted while waiting for a slot, or the executor already freed: the application stops.
+				this.index.failed("stopped before it was complete");
+				logger.info("Indexing stopped at " + this.index.embedded() + " of " + total + " passages: " + cause);
+				return;
+			}
 			this.index.failed(String.valueOf(cause));
 			logger.error("Indexing failed at " + this.index.embedded() + " of " + total
 					+ " passages; readiness stays REFUSING_TRAFFIC", cause);

@@ -1,7 +1,5 @@
 package io.uform.sample.search;
 
-import jakarta.servlet.http.HttpServletRequest;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -12,6 +10,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 
 import io.uform.UformException;
@@ -42,11 +41,11 @@ class SearchErrors {
 	}
 
 	@ExceptionHandler
-	ProblemDetail unreadable(HttpMessageNotReadableException ex, HttpServletRequest request) {
+	ProblemDetail unreadable(HttpMessageNotReadableException ex, HandlerMethod handler) {
 		// Jackson's first line says where the JSON broke; the rest is its internal path, not for clients.
 		String cause = String.valueOf(ex.getMostSpecificCause().getMessage()).lines().findFirst().orElse("");
 		SearchService vectors = this.vectors.getIfAvailable();
-		String like = request.getRequestURI().endsWith("/embed") ? "{\"texts\": [\"a sentence\", \"another\"]}"
+		String like = (handler.getBeanType() == EmbedController.class) ? "{\"texts\": [\"a sentence\", \"another\"]}"
 				: "{\"query\": \"a question\", \"k\": 10}" + ((vectors != null) ? " or {\"vector\": ["
 						+ vectors.corpus().dimensions() + " numbers], \"k\": 10, \"engine\": \"auto\"} (JSON has no NaN or Infinity)" : "");
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, "the body must be JSON like " + like + ": " + cause);
@@ -58,12 +57,13 @@ class SearchErrors {
 	}
 
 	@ExceptionHandler
-	ProblemDetail badParameter(MethodArgumentTypeMismatchException ex, HttpServletRequest request) {
+	ProblemDetail badParameter(MethodArgumentTypeMismatchException ex, HandlerMethod handler) {
 		String value = String.valueOf(ex.getValue());
 		// A whole number too large for the parameter's type is out of range, not "not a whole number".
 		String what = value.matches("[-+]?\\d+") ? " is out of range" : " must be a whole number";
 		SearchService vectors = this.vectors.getIfAvailable();
-		int rows = (request.getRequestURI().endsWith("/random") && vectors != null) ? vectors.corpus().rows()
+		// GET /search/random's k counts vector rows; GET /search's, passages.
+		int rows = (handler.getMethod().getName().equals("random") && vectors != null) ? vectors.corpus().rows()
 				: this.index.passages().size();
 		String range = "k".equals(ex.getName()) ? " (k: 1 to " + rows + ")" : "";
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,

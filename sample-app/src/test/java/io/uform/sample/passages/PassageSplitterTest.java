@@ -1,9 +1,12 @@
 package io.uform.sample.passages;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -56,6 +59,18 @@ class PassageSplitterTest {
 		assertThat(passages).hasSizeGreaterThan(1);
 		assertThat(passages).allSatisfy((passage) -> assertThat(passage.text().length())
 			.isLessThanOrEqualTo(PassageSplitter.MAX_CHARS));
+	}
+
+	@Test
+	void aDirectoryOfCodeOnlyIsRefusedAtStartupNotIndexedAsNothing(@TempDir Path directory) throws IOException {
+		Files.writeString(directory.resolve("only-code.md"), "```\nint x = 1;\n```\n");
+		assertThatIllegalArgumentException().isThrownBy(() -> DocumentSource.passages(directory))
+			.withMessageEndingWith("holds 1 documents but no passage of prose (fenced code is left out); point it at "
+					+ "documents with sentences to search");
+		Files.writeString(directory.resolve("only-code.md"), "not a document any more");
+		Files.move(directory.resolve("only-code.md"), directory.resolve("notes.rst"));
+		assertThatIllegalArgumentException().isThrownBy(() -> DocumentSource.passages(directory))
+			.withMessageEndingWith("holds no .md or .txt file; point it at a directory of documents");
 	}
 
 	@Test

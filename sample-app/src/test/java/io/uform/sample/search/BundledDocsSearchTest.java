@@ -115,6 +115,12 @@ class BundledDocsSearchTest {
 	}
 
 	private static List<String> texts(String query, int k) throws Exception {
+		// On its own too, should the readiness test have stopped early.
+		PassageIndex index = context.getBean(PassageIndex.class);
+		long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+		while (!index.ready() && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+		}
 		HttpResponse<String> response = get("/search?q=" + URLEncoder.encode(query, StandardCharsets.UTF_8) + "&k=" + k);
 		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
 		List<String> texts = new ArrayList<>();
