@@ -150,11 +150,12 @@ public class SearchController {
 	 * @param k hits returned
 	 * @param passages passages searched
 	 * @param tokens the query's tokens
-	 * @param embedding what embedded the query, and how long it took
+	 * @param batch queries embedded together with this one, itself included
+	 * @param embedding what embedded the query (with its batch), and how long it took
 	 * @param scan what scanned the passages, and how long it took
 	 * @param hits best first
 	 */
-	public record TextSearchResponse(String query, int k, int passages, int tokens, Step embedding, Step scan,
+	public record TextSearchResponse(String query, int k, int passages, int tokens, int batch, Step embedding, Step scan,
 			List<PassageHit> hits) {
 
 		static TextSearchResponse of(String query, TextSearch.Result result) {
@@ -163,7 +164,7 @@ public class SearchController {
 				hits.add(new PassageHit(found.passage().file(), found.passage().heading(), found.passage().text(),
 						found.score()));
 			}
-			return new TextSearchResponse(query, hits.size(), result.passages(), result.tokens(),
+			return new TextSearchResponse(query, hits.size(), result.passages(), result.tokens(), result.batch(),
 					new Step(TextSearch.EMBEDDING_PATH, result.embedMicros()),
 					new Step(result.scanPath(), result.scanMicros()), hits);
 		}

@@ -16,8 +16,9 @@ import io.uform.sample.passages.Passage;
  * Semantic search over the passage index, and embedding on demand, both on the RAM executor: each
  * request is one deferred call (so requests queue in order within the executor's
  * {@code deferred-limit}, and a saturated service answers 503 rather than queueing forever) that
- * tokenizes and embeds its texts across the executor's threads and, for a search, scans the passages'
- * embeddings for the nearest with the same fork-join scan as the vector engines.
+ * tokenizes and embeds texts across the executor's threads and, for a search, scans the passages'
+ * embeddings for the nearest with the same fork-join scan as the vector engines. Searches waiting
+ * together are embedded together ({@link QueryBatch}).
  */
 public final class TextSearch {
 
@@ -39,6 +40,8 @@ public final class TextSearch {
 
 	private final int maxTexts;
 
+	private final QueryBatch queries;
+
 	TextSearch(ExecutorEmbedder embedder, Executor executor, PassageIndex index, EmbeddingMetrics metrics,
 			Duration slotWait, int maxTexts) {
 		this.embedder = embedder;
@@ -47,6 +50,7 @@ public final class TextSearch {
 		this.metrics = metrics;
 		this.slotWait = slotWait;
 		this.maxTexts = maxTexts;
+		this.queries = new QueryBatch(embedder, executor, index, metrics, slotWait, maxTexts);
 	}
 
 	/**
@@ -68,22 +72,7 @@ public final class TextSearch {
 		if (hits < 1 || hits > corpus.rows()) {
 			throw new BadSearchException("k must be between 1 and " + corpus.rows() + " (the passages indexed), was " + hits);
 		}
-		RamExecutorSearch scan = new RamExecutorSearch(this.executor, corpus, this.slotWait);
-		return DeferredSearch.await(this.executor.defer(() -> {
-			long start = System.nanoTime();
-			long[] ids = fitting(this.embedder.tokenize(List.of(query))[0], "query");
-			float[] vector = this.embedder.embed(List.<long[]>of(ids))[0];
-			long embedded = System.nanoTime();
-			this.metrics.record("query", 1, ids.length, embedded - start);
-			List<Hit> nearest = scan.scan(vector, hits);
-			long scanned = System.nanoTime();
-			List<Found> found = new ArrayList<>(nearest.size());
-			for (Hit hit : nearest) {
-				found.add(new Found(this.index.passages().get(hit.row()), hit.score()));
-			}
-			return new Result(ids.length, (embedded - start) / 1_000, scan.path(), (scanned - embedded) / 1_000,
-					corpus.rows(), found);
-		}, this.slotWait));
+		return this.queries.search(query, hits, corpus);
 	}
 
 	/**
@@ -153,11 +142,21 @@ public final class TextSearch {
 
 	private static long[] fitting(long[] ids, String what) {
 		if (ids.length > MiniLm.MAX_TOKENS) {
-			throw new BadSearchException(what + " is " + ids.length + " tokens long; the model takes at most "
-					+ MiniLm.MAX_TOKENS + " (word pieces, [CLS] and [SEP] included), and this service refuses rather "
-					+ "than cut a text silently: shorten it, or split it into several");
+			throw tooLong(what, ids.length);
 		}
 		return ids;
+	}
+
+	/**
+	 * The refusal of a text longer than the model takes.
+	 * @param what the text, as the request names it
+	 * @param tokens its length in tokens
+	 * @return the exception to throw
+	 */
+	static BadSearchException tooLong(String what, int tokens) {
+		return new BadSearchException(what + " is " + tokens + " tokens long; the model takes at most "
+				+ MiniLm.MAX_TOKENS + " (word pieces, [CLS] and [SEP] included), and this service refuses rather "
+				+ "than cut a text silently: shorten it, or split it into several");
 	}
 
 	/**
@@ -173,13 +172,14 @@ public final class TextSearch {
 	 * What a search found and what it took.
 	 *
 	 * @param tokens the query's tokens
-	 * @param embedMicros time to tokenize and embed the query
+	 * @param batch queries embedded together with this one, itself included
+	 * @param embedMicros time to tokenize and embed the batch
 	 * @param scanPath what scanned
 	 * @param scanMicros time to scan the passages
 	 * @param passages passages searched
 	 * @param found best first
 	 */
-	public record Result(int tokens, long embedMicros, String scanPath, long scanMicros, int passages, List<Found> found) {
+	public record Result(int tokens, int batch, long embedMicros, String scanPath, long scanMicros, int passages, List<Found> found) {
 	}
 
 	/**

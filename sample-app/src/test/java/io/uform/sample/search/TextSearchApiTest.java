@@ -71,6 +71,7 @@ class TextSearchApiTest {
 		assertThat(response.get("embedding").get("path").asString()).isEqualTo("ram-executor");
 		assertThat(response.get("scan").get("path").asString()).isEqualTo("ram-executor");
 		assertThat(response.get("tokens").asInt()).isEqualTo(this.model.tokenize("How do I set the number of threads?").length);
+		assertThat(response.get("batch").asInt()).isEqualTo(1);
 
 		JsonNode bread = ok(post("/search", "{\"query\": \"how to bake bread\", \"k\": 1}"));
 		assertThat(bread.get("hits").get(0).get("file").asString()).isEqualTo("kitchen.txt");
@@ -81,6 +82,41 @@ class TextSearchApiTest {
 		List<Float> scores = new ArrayList<>();
 		gpu.get("hits").forEach((hit) -> scores.add(hit.get("score").floatValue()));
 		assertThat(scores).isSortedAccordingTo((a, b) -> Float.compare(b, a)).hasSize(Math.min(10, this.index.passages().size()));
+	}
+
+	@Test
+	void queriesArrivingTogetherAreAnsweredAsEachWouldBeAlone() throws Exception {
+		List<String> questions = List.of("How do I set the number of threads?", "how to bake bread",
+				"which kernel computes dot products on the GPU", "what is a deferred call", "tomato sauce for pasta",
+				"how much device memory may the scratch reserve", "when does a caller wait for a slot", "crust");
+		List<JsonNode> alone = new ArrayList<>();
+		for (String question : questions) {
+			alone.add(ok(get("/search?k=3&q=" + encode(question))));
+		}
+		int clients = 4 * questions.size();
+		java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(clients);
+		java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(clients);
+		try {
+			List<java.util.concurrent.Future<JsonNode>> together = new ArrayList<>();
+			for (int c = 0; c < clients; c++) {
+				String question = questions.get(c % questions.size());
+				together.add(pool.submit(() -> {
+					start.await();
+					return ok(get("/search?k=3&q=" + encode(question)));
+				}));
+			}
+			int batched = 0;
+			for (int c = 0; c < clients; c++) {
+				JsonNode response = together.get(c).get(30, TimeUnit.SECONDS);
+				// Each text is its own session call, whatever it is batched with: same hits, same scores.
+				assertThat(response.get("hits")).as("client %d", c).isEqualTo(alone.get(c % questions.size()).get("hits"));
+				batched = Math.max(batched, response.get("batch").asInt());
+			}
+			System.out.println("[queries together] largest batch: " + batched + " of " + clients + " clients");
+		}
+		finally {
+			pool.shutdownNow();
+		}
 	}
 
 	@Test
