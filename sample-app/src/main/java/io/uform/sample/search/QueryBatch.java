@@ -23,8 +23,9 @@ import io.uform.sample.embedding.MiniLm;
  * <p>Where threads meet: {@code waiting} is a lock-free queue; request threads add to it, deferred
  * calls (one at a time, on the executor's deferred thread) take from it. A query is taken by exactly
  * one call ({@code poll}), or withdrawn by its own request ({@code remove}) when its deferred call was
- * refused; whichever succeeds owns it. Its future is completed by the call that took it, on the
- * deferred thread, and read by the request thread.
+ * refused, or by the completion of its call when that call failed without running (the executor
+ * freed first); whichever succeeds owns it. Its future is completed by its owner and read by the
+ * request thread.
  */
 final class QueryBatch {
 
@@ -65,8 +66,9 @@ final class QueryBatch {
 	TextSearch.Result search(String text, int k, Corpus corpus) {
 		Query query = new Query(text, k, corpus, new CompletableFuture<>());
 		this.waiting.add(query);
+		CompletableFuture<Void> call;
 		try {
-			this.executor.defer(this::serveWaiting, this.slotWait);
+			call = this.executor.defer(this::serveWaiting, this.slotWait);
 		}
 		catch (UformException ex) {
 			if (this.waiting.remove(query)) {
@@ -74,7 +76,14 @@ final class QueryBatch {
 				throw ex;
 			}
 			// An earlier call took it meanwhile and will answer it.
+			return DeferredSearch.await(query.result());
 		}
+		// A call that never ran (the executor freed first) must not leave its query waiting forever.
+		call.whenComplete((ignored, failure) -> {
+			if (failure != null && this.waiting.remove(query)) {
+				query.result().completeExceptionally(failure);
+			}
+		});
 		return DeferredSearch.await(query.result());
 	}
 
