@@ -79,6 +79,11 @@ final class PassageIndexer implements SmartLifecycle {
 	void onReadiness(AvailabilityChangeEvent<ReadinessState> event) {
 		if (event.getState() == ReadinessState.ACCEPTING_TRAFFIC && !this.index.ready()) {
 			AvailabilityChangeEvent.publish(this.events, this, ReadinessState.REFUSING_TRAFFIC);
+			// The index may have been completed, and ACCEPTING published, between the check and the refusal,
+			// which would then stand for good: after the refusal, look again.
+			if (this.index.ready()) {
+				AvailabilityChangeEvent.publish(this.events, this, ReadinessState.ACCEPTING_TRAFFIC);
+			}
 		}
 	}
 
