@@ -1,8 +1,10 @@
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -30,6 +32,16 @@ public final class LoadClient {
 
 	/** Longest wait for one search's answer: far above any search's latency, so only a stuck server meets it. */
 	private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+	/** The pseudo-engine that sends questions to {@code GET /search?q=}: embedding plus scan. */
+	private static final String TEXT = "text";
+
+	/** Questions the text engine cycles through, about this project's docs (the sample's default corpus). */
+	private static final List<String> QUESTIONS = List.of("How do I set the number of threads?",
+			"What happens when every deferred slot is taken?", "Which metric shows the device memory the scratch holds?",
+			"How do I import the Grafana dashboards?", "What does the VRAM executor keep in scratch?",
+			"How does the mesh find its hosts?", "Why does Java 25 warn about native access?",
+			"How are the executors shut down?");
 
 	private static final Pattern HITS = Pattern.compile("\"hits\":\\[(.*?)]");
 
@@ -148,12 +160,15 @@ public final class LoadClient {
 		}
 	}
 
-	/** {@code GET /search/random} for one engine, k and seed. */
+	/** {@code GET /search/random} for one engine, k and seed; for {@code text}, a question by the seed. */
 	private static HttpResponse<String> randomSearch(HttpClient http, URI base, String engine, int k, long seed)
 			throws java.io.IOException, InterruptedException {
+		String path = TEXT.equals(engine)
+				? "/search?k=" + k + "&q=" + URLEncoder.encode(QUESTIONS.get((int) Math.floorMod(seed, (long) QUESTIONS.size())),
+						StandardCharsets.UTF_8)
+				: "/search/random?engine=" + engine + "&k=" + k + "&seed=" + seed;
 		// Bounded, so that a stuck server ends the run (counted as errors) instead of hanging it.
-		return http.send(HttpRequest.newBuilder(
-				base.resolve("/search/random?engine=" + engine + "&k=" + k + "&seed=" + seed))
+		return http.send(HttpRequest.newBuilder(base.resolve(path))
 			.timeout(REQUEST_TIMEOUT)
 			.build(), HttpResponse.BodyHandlers.ofString());
 	}
@@ -172,6 +187,10 @@ public final class LoadClient {
 				}
 				paths.put(engine, match(PATH, response.body()));
 				String hits = match(HITS, response.body());
+				if (TEXT.equals(engine)) {
+					// Passages, not rows of the vectors: nothing to compare with the scan engines.
+					continue;
+				}
 				if (referenceHits == null) {
 					referenceHits = hits;
 					referenceEngine = engine;
@@ -225,7 +244,7 @@ public final class LoadClient {
 		for (String arg : args) {
 			if (!arg.startsWith("--") || !arg.contains("=")) {
 				System.err.println("usage: java LoadClient.java [--url=http://127.0.0.1:8080] [--duration=20s] "
-						+ "[--warmup=5s] [--rounds=4] [--concurrency=4] [--k=10] [--engines=ram,parallel-stream]");
+						+ "[--warmup=5s] [--rounds=4] [--concurrency=4] [--k=10] [--engines=ram,parallel-stream|text]");
 				System.exit(2);
 			}
 			options.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));

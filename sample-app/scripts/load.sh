@@ -12,7 +12,10 @@
 # one JVM to the next, so one JVM's ratio is one sample, not the answer.
 #
 # Client options: --duration=20s --warmup=5s --rounds=4 --concurrency=4 --k=10
-#                 --engines=ram,parallel-stream (any of auto, ram, vram, parallel-stream)
+#                 --engines=ram,parallel-stream (any of auto, ram, vram, parallel-stream: they scan the
+#                 synthetic vectors, which --start turns on, else start the app with
+#                 --sample.vectors.enabled=true; or text:
+#                 GET /search?q= with questions about these docs, embedding each query and scanning)
 # --duration and --warmup are per engine (durations take a unit: 20s, 2m), so a run takes about
 # engines x (duration + warmup) after the app is up: 50 s for the defaults and two engines.
 set -euo pipefail
@@ -22,14 +25,20 @@ java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
 start=0
 launches=1
+engines=ram,parallel-stream
 args=()
 for arg in "$@"; do
   case "$arg" in
     --start) start=1 ;;
     --launches=*) launches=${arg#--launches=} ;;
-    *) args+=("$arg") ;;
+    *) args+=("$arg"); case "$arg" in --engines=*) engines=${arg#--engines=} ;; esac ;;
   esac
 done
+# Every engine but text scans the synthetic vectors, which the app generates only when asked to.
+vectors=""
+if [ -n "$(tr ',' '\n' <<<"$engines" | grep -vx text || true)" ]; then
+  vectors="--sample.vectors.enabled=true"
+fi
 
 if [ "$start" = 0 ]; then
   exec "$java" "$here/LoadClient.java" "${args[@]}"
@@ -56,16 +65,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Whether the app answers its health endpoint: with curl, else python3, else bash's own /dev/tcp
+# Whether the app is ready (its readiness probe: UP once the passage index is built): with curl, else python3, else bash's own /dev/tcp
 # (a GPU machine may have neither of the first two).
 healthy() {
-  local url="http://127.0.0.1:$1/actuator/health"
+  local url="http://127.0.0.1:$1/actuator/health/readiness"
   if command -v curl >/dev/null 2>&1; then
     curl -fs --max-time 2 "$url" >/dev/null 2>&1
   elif command -v python3 >/dev/null 2>&1; then
     python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "$url" >/dev/null 2>&1
   else
-    (exec 3<>"/dev/tcp/127.0.0.1/$1" && printf 'GET /actuator/health HTTP/1.0\r\n\r\n' >&3 && head -n 1 <&3 | grep -q ' 200 ') 2>/dev/null
+    (exec 3<>"/dev/tcp/127.0.0.1/$1" && printf 'GET /actuator/health/readiness HTTP/1.0\r\n\r\n' >&3 && head -n 1 <&3 | grep -q ' 200 ') 2>/dev/null
   fi
 }
 
@@ -76,7 +85,7 @@ launch() {
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
   log=$(mktemp /tmp/uform-sample-load.XXXXXX.log)
   # shellcheck disable=SC2086 # APP_ARGS is a list of Spring arguments
-  "$java" -jar "$jar" --server.port="$port" --server.address=127.0.0.1 ${APP_ARGS:-} >"$log" 2>&1 &
+  "$java" -jar "$jar" --server.port="$port" --server.address=127.0.0.1 $vectors ${APP_ARGS:-} >"$log" 2>&1 &
   app=$!
   for _ in $(seq 1 120); do
     if healthy "$port"; then break; fi
@@ -84,7 +93,7 @@ launch() {
     sleep 0.5
   done
   healthy "$port" || { echo "load.sh: the app is not ready after 60 s; its log:" >&2; cat "$log" >&2; exit 1; }
-  grep -E "Search: |Generated " "$log" | sed 's/^.*\] //' || true
+  grep -E "Search: |Generated |Passage index ready" "$log" | sed 's/^.*\] //' || true
   "$java" "$here/LoadClient.java" --url="http://127.0.0.1:$port" "${args[@]}"
   kill "$app" 2>/dev/null || true
   wait "$app" 2>/dev/null || true

@@ -6,7 +6,8 @@ import io.uform.Executor;
 
 /**
  * The embedding vectors searched: {@code rows x dimensions} floats, row-major, every row of unit
- * length, generated from a seed. Immutable once made, so any number of threads may scan it.
+ * length: the passages' embeddings, or synthetic vectors generated from a seed for the scan
+ * benchmarks. Immutable once made, so any number of threads may scan it.
  */
 public final class Corpus {
 
@@ -23,13 +24,27 @@ public final class Corpus {
 	}
 
 	/**
+	 * A corpus of given vectors.
+	 * @param vectors {@code rows x dimensions} floats, row-major, each row of unit length; kept, not copied
+	 * @param dimensions floats per row
+	 * @return the corpus
+	 */
+	public static Corpus of(float[] vectors, int dimensions) {
+		if (dimensions < 1 || vectors.length == 0 || vectors.length % dimensions != 0) {
+			throw new IllegalArgumentException("a corpus needs whole rows of " + dimensions + " floats, had "
+					+ vectors.length + " floats");
+		}
+		return new Corpus(vectors, vectors.length / dimensions, dimensions);
+	}
+
+	/**
 	 * Generates a corpus, its rows sliced across an executor's threads. Row {@code r} comes from its
 	 * own seed, so the vectors are the same whatever the thread count.
 	 * @param properties rows, dimensions and seed
 	 * @param executor the threads that fill it
 	 * @return the corpus
 	 */
-	public static Corpus generate(CorpusProperties properties, Executor executor) {
+	public static Corpus generate(VectorsProperties properties, Executor executor) {
 		int rows = properties.rows();
 		int dimensions = properties.dimensions();
 		float[] vectors = new float[rows * dimensions];

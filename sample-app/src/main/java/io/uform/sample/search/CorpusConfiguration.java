@@ -3,6 +3,7 @@ package io.uform.sample.search;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -11,16 +12,18 @@ import org.springframework.context.annotation.Configuration;
 import io.uform.Executor;
 
 /**
- * Generates the corpus at startup, on the RAM executor's threads.
+ * The synthetic vector corpus, generated at startup on the RAM executor's threads where
+ * {@code sample.vectors.enabled} is set, and the cap on request bodies.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(CorpusProperties.class)
+@EnableConfigurationProperties({ VectorsProperties.class, EmbeddingProperties.class })
 class CorpusConfiguration {
 
 	private static final Log logger = LogFactory.getLog(CorpusConfiguration.class);
 
 	@Bean
-	Corpus corpus(CorpusProperties properties, Executor executor) {
+	@ConditionalOnBooleanProperty("sample.vectors.enabled")
+	Corpus corpus(VectorsProperties properties, Executor executor) {
 		long start = System.nanoTime();
 		Corpus corpus = Corpus.generate(properties, executor);
 		logger.info("Generated " + corpus.rows() + " x " + corpus.dimensions() + " corpus (seed " + properties.seed()
@@ -29,10 +32,18 @@ class CorpusConfiguration {
 	}
 
 	@Bean
-	FilterRegistrationBean<SearchBodyLimit> searchBodyLimit(CorpusProperties properties) {
+	FilterRegistrationBean<SearchBodyLimit> searchBodyLimit(VectorsProperties vectors) {
 		FilterRegistrationBean<SearchBodyLimit> registration = new FilterRegistrationBean<>(
-				new SearchBodyLimit(properties.dimensions()));
+				SearchBodyLimit.forSearch(vectors.enabled() ? vectors.dimensions() : 0));
 		registration.addUrlPatterns("/search");
+		return registration;
+	}
+
+	@Bean
+	FilterRegistrationBean<SearchBodyLimit> embedBodyLimit(EmbeddingProperties embedding) {
+		FilterRegistrationBean<SearchBodyLimit> registration = new FilterRegistrationBean<>(
+				SearchBodyLimit.forEmbed(embedding.maxTexts()));
+		registration.addUrlPatterns("/embed");
 		return registration;
 	}
 }

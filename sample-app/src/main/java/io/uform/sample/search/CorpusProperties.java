@@ -1,37 +1,28 @@
 package io.uform.sample.search;
 
+import java.nio.file.Path;
+
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * The size of the in-memory embedding corpus ({@code sample.corpus.*}). The corpus is generated at
- * startup from the seed, so every instance with the same properties holds the same vectors.
+ * The text corpus the service indexes at startup ({@code sample.corpus.*}).
  *
- * @param rows vectors in the corpus, at least 1; 100k of 256 floats is about 100 MB
- * @param dimensions floats per vector, at least 1
- * @param seed the seed the vectors are generated from
+ * @param path directory of {@code .md} and {@code .txt} files, read recursively; unset, the project's
+ *        docs pages bundled into the jar
+ * @param batchSize passages embedded per deferred call while indexing, at least 1
  */
 @ConfigurationProperties("sample.corpus")
-public record CorpusProperties(@DefaultValue("100000") int rows, @DefaultValue("256") int dimensions,
-		@DefaultValue("42") long seed) {
-
-	/** The most floats one Java array holds. */
-	static final long MAX_FLOATS = Integer.MAX_VALUE - 8;
+public record CorpusProperties(@Nullable Path path, @DefaultValue("64") int batchSize) {
 
 	/**
-	 * Checks the sizes at binding, so a bad value fails startup naming the property.
+	 * Checks the batch size at binding, so a bad value fails startup naming the property.
 	 */
 	public CorpusProperties {
-		if (rows < 1) {
-			throw new IllegalArgumentException("sample.corpus.rows must be at least 1, was " + rows);
-		}
-		if (dimensions < 1) {
-			throw new IllegalArgumentException("sample.corpus.dimensions must be at least 1, was " + dimensions);
-		}
-		if ((long) rows * dimensions > MAX_FLOATS) {
-			throw new IllegalArgumentException("sample.corpus.rows x sample.corpus.dimensions must fit one Java array ("
-					+ MAX_FLOATS + " floats), was " + rows + " x " + dimensions + " = " + (long) rows * dimensions
-					+ "; make the corpus smaller");
+		if (batchSize < 1) {
+			throw new IllegalArgumentException("sample.corpus.batch-size must be at least 1, was " + batchSize);
 		}
 	}
 }

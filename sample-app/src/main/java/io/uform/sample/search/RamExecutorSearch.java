@@ -53,7 +53,14 @@ final class RamExecutorSearch implements SearchEngine {
 		return DeferredSearch.await(this.executor.defer(() -> scan(query, k), this.slotWait));
 	}
 
-	private List<Hit> scan(float[] query, int k) {
+	/**
+	 * Scans now, on the calling thread and the executor's others: for a deferred call that has more to
+	 * do than the scan (embedding the query first, say).
+	 * @param query a vector of the corpus's dimension
+	 * @param k from 1 to the corpus's rows
+	 * @return the hits, best first
+	 */
+	List<Hit> scan(float[] query, int k) {
 		int rows = this.corpus.rows();
 		int blocks = (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
 		// One slot per thread: each thread writes only its own, and the fork's return publishes them.

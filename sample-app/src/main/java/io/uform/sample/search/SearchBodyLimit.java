@@ -15,24 +15,57 @@ import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Caps the body of {@code POST /search} at what a query of the corpus's dimension can take
- * ({@link #BYTES_PER_NUMBER} per number, plus room for the rest), since the JSON is read whole before
- * its vector can be checked: a body of hundreds of megabytes would otherwise fill the heap and end in
- * a 500. A declared {@code Content-Length} over the cap is answered 413 at once; a body without one
- * (chunked) stops being read at the cap, which the JSON reader reports as a 400.
+ * Caps the body of a {@code POST} at what its request can take, since the JSON is read whole before it
+ * can be checked: a body of hundreds of megabytes would otherwise fill the heap and end in a 500. A
+ * declared {@code Content-Length} over the cap is answered 413 at once; a body without one (chunked)
+ * stops being read at the cap, which the JSON reader reports as a 400.
  */
 class SearchBodyLimit extends OncePerRequestFilter {
 
 	/** Room per number: a float in JSON, with its sign, exponent, separator and some spaces. */
 	static final int BYTES_PER_NUMBER = 64;
 
+	/** Room per character of text: the longest JSON escape of one (a backslash, u and four hex digits). */
+	static final int BYTES_PER_CHAR = 6;
+
 	/** Room for the rest: the braces, {@code k}, {@code engine}, whitespace. */
 	static final int OTHER_BYTES = 4096;
 
 	private final long maxBytes;
 
-	SearchBodyLimit(int dimensions) {
-		this.maxBytes = (long) dimensions * BYTES_PER_NUMBER + OTHER_BYTES;
+	private final String takes;
+
+	/**
+	 * @param maxBytes the cap
+	 * @param takes what the request takes at most, for the 413's detail
+	 */
+	SearchBodyLimit(long maxBytes, String takes) {
+		this.maxBytes = maxBytes;
+		this.takes = takes;
+	}
+
+	/**
+	 * The cap of {@code POST /search}: a vector of the synthetic corpus's dimension, or a text query.
+	 * @param dimensions the vectors' dimension, 0 without the synthetic corpus
+	 * @return the filter
+	 */
+	static SearchBodyLimit forSearch(int dimensions) {
+		long vector = (long) dimensions * BYTES_PER_NUMBER + OTHER_BYTES;
+		long text = (long) EmbeddingProperties.MAX_CHARS * BYTES_PER_CHAR + OTHER_BYTES;
+		return new SearchBodyLimit(Math.max(vector, text), "a search takes at most %d (a query of "
+				+ EmbeddingProperties.MAX_CHARS + " characters" + ((dimensions > 0)
+						? ", or sample.vectors.dimensions numbers" : "") + ", and k)");
+	}
+
+	/**
+	 * The cap of {@code POST /embed}.
+	 * @param maxTexts texts a call takes at most
+	 * @return the filter
+	 */
+	static SearchBodyLimit forEmbed(int maxTexts) {
+		long bytes = (long) maxTexts * (EmbeddingProperties.MAX_CHARS * BYTES_PER_CHAR + 8) + OTHER_BYTES;
+		return new SearchBodyLimit(bytes, "an embedding call takes at most %d (sample.embedding.max-texts texts of "
+				+ EmbeddingProperties.MAX_CHARS + " characters)");
 	}
 
 	long maxBytes() {
@@ -54,8 +87,7 @@ class SearchBodyLimit extends OncePerRequestFilter {
 			response.setStatus(HttpStatus.CONTENT_TOO_LARGE.value());
 			response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
 			response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"Content Too Large\",\"status\":413,"
-					+ "\"detail\":\"the body has " + declared + " bytes; a search takes at most " + this.maxBytes
-					+ " (sample.corpus.dimensions numbers and k)\"}");
+					+ "\"detail\":\"the body has " + declared + " bytes; " + this.takes.formatted(this.maxBytes) + "\"}");
 			return;
 		}
 		chain.doFilter(new Capped(request, this.maxBytes), response);
@@ -100,7 +132,7 @@ class SearchBodyLimit extends OncePerRequestFilter {
 				private void count(int n) throws IOException {
 					this.read += n;
 					if (this.read > cap) {
-						throw new IOException("the body is longer than " + cap + " bytes, more than a search takes");
+						throw new IOException("the body is longer than " + cap + " bytes, more than this request takes");
 					}
 				}
 

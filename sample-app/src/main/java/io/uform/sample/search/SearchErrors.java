@@ -1,5 +1,6 @@
 package io.uform.sample.search;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -9,24 +10,29 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 
 import io.uform.UformException;
 
 /**
- * Turns what can go wrong with a search request into an RFC 9457 problem a client can act on: 400
- * naming the bad field and what is accepted, or 503 with {@code Retry-After} when the executor's
- * deferred-call slots stay full (the service is saturated; nothing was queued).
+ * Turns what can go wrong with a search or embedding request into an RFC 9457 problem a client can act
+ * on: 400 naming the bad field and what is accepted, or 503 with {@code Retry-After} when the
+ * executor's deferred-call slots stay full (the service is saturated; nothing was queued) or the
+ * passage index is still being built.
  */
-@RestControllerAdvice(assignableTypes = SearchController.class)
+@RestControllerAdvice(assignableTypes = { SearchController.class, EmbedController.class })
 // Before Boot's ProblemDetailsExceptionHandler (order 0), which answers these in Spring's own words.
 @Order(Ordered.HIGHEST_PRECEDENCE)
 class SearchErrors {
 
-	private final SearchService search;
+	private final ObjectProvider<SearchService> vectors;
 
-	SearchErrors(SearchService search) {
-		this.search = search;
+	private final PassageIndex index;
+
+	SearchErrors(ObjectProvider<SearchService> vectors, PassageIndex index) {
+		this.vectors = vectors;
+		this.index = index;
 	}
 
 	@ExceptionHandler
@@ -35,20 +41,31 @@ class SearchErrors {
 	}
 
 	@ExceptionHandler
-	ProblemDetail unreadable(HttpMessageNotReadableException ex) {
+	ProblemDetail unreadable(HttpMessageNotReadableException ex, HandlerMethod handler) {
 		// Jackson's first line says where the JSON broke; the rest is its internal path, not for clients.
 		String cause = String.valueOf(ex.getMostSpecificCause().getMessage()).lines().findFirst().orElse("");
-		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
-				"the body must be JSON like {\"vector\": [" + this.search.corpus().dimensions()
-						+ " numbers], \"k\": 10, \"engine\": \"auto\"} (JSON has no NaN or Infinity): " + cause);
+		SearchService vectors = this.vectors.getIfAvailable();
+		String like = (handler.getBeanType() == EmbedController.class) ? "{\"texts\": [\"a sentence\", \"another\"]}"
+				: "{\"query\": \"a question\", \"k\": 10}" + ((vectors != null) ? " or {\"vector\": ["
+						+ vectors.corpus().dimensions() + " numbers], \"k\": 10, \"engine\": \"auto\"} (JSON has no NaN or Infinity)" : "");
+		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, "the body must be JSON like " + like + ": " + cause);
 	}
 
 	@ExceptionHandler
-	ProblemDetail badParameter(MethodArgumentTypeMismatchException ex) {
+	ResponseEntity<ProblemDetail> notReady(IndexNotReadyException ex) {
+		return unavailable(ex.getMessage());
+	}
+
+	@ExceptionHandler
+	ProblemDetail badParameter(MethodArgumentTypeMismatchException ex, HandlerMethod handler) {
 		String value = String.valueOf(ex.getValue());
 		// A whole number too large for the parameter's type is out of range, not "not a whole number".
 		String what = value.matches("[-+]?\\d+") ? " is out of range" : " must be a whole number";
-		String range = "k".equals(ex.getName()) ? " (k: 1 to " + this.search.corpus().rows() + ")" : "";
+		SearchService vectors = this.vectors.getIfAvailable();
+		// GET /search/random's k counts vector rows; GET /search's, passages.
+		int rows = (handler.getMethod().getName().equals("random") && vectors != null) ? vectors.corpus().rows()
+				: this.index.passages().size();
+		String range = "k".equals(ex.getName()) ? " (k: 1 to " + rows + ")" : "";
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
 				ex.getName() + what + range + ", was '" + value + "'");
 	}

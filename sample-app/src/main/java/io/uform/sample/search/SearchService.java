@@ -12,16 +12,19 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.stereotype.Service;
 
 import io.uform.Executor;
 
 /**
- * Exact top-k search over the corpus, on the path a request names: the RAM executor, the VRAM
+ * Exact top-k search over the synthetic vector corpus ({@code sample.vectors.enabled}), on the path a
+ * request names: the RAM executor, the VRAM
  * executor (where the application has one) or a parallel stream. Checks every query before any
  * engine sees it.
  */
 @Service
+@ConditionalOnBooleanProperty("sample.vectors.enabled")
 public class SearchService implements DisposableBean {
 
 	/** The engine {@code auto} stands for: a real GPU where there is one, else the RAM executor. */
@@ -122,7 +125,7 @@ public class SearchService implements DisposableBean {
 		}
 		if (query.length != this.corpus.dimensions()) {
 			throw new BadSearchException("vector must have " + this.corpus.dimensions() + " numbers (the corpus's "
-					+ "dimension, sample.corpus.dimensions), had " + query.length);
+					+ "dimension, sample.vectors.dimensions), had " + query.length);
 		}
 		double squares = 0;
 		for (int i = 0; i < query.length; i++) {

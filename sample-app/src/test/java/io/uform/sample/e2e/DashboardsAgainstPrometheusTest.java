@@ -17,10 +17,12 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 
 import io.uform.sample.SampleApplication;
+import io.uform.sample.search.PassageIndex;
 import io.uform.sample.e2e.GrafanaDashboard.Panel;
 import io.uform.sample.e2e.GrafanaDashboard.Target;
 import io.uform.sample.e2e.GrafanaDashboard.Variable;
@@ -42,7 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * without it the Prometheus check is skipped, with that reason.
  */
 @SpringBootTest(classes = SampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.corpus.rows=20000", "uform.mesh.host-domain-count=1", "uform.vram.scratch-limit=256MB",
+		properties = { "sample.vectors.enabled=true", "sample.vectors.rows=20000", "uform.mesh.host-domain-count=1", "uform.vram.scratch-limit=256MB",
 				"management.endpoints.web.exposure.include=health,info,uform,prometheus", "uform.ram.threads=2" })
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class DashboardsAgainstPrometheusTest {
@@ -54,7 +56,8 @@ class DashboardsAgainstPrometheusTest {
 	private static final Path METRICS_DOC = Path.of("..", "docs", "metrics.md");
 
 	/** The dashboards the docs ship: the check must not pass on an empty directory. */
-	private static final Set<String> SHIPPED = Set.of("uform-executors.json", "uform-devices.json");
+	private static final Set<String> SHIPPED = Set.of("uform-executors.json", "uform-devices.json",
+			"uform-sample-embedding.json");
 
 	/** Every dashboard filters by these; the devices dashboard by {@code device} too. */
 	private static final List<String> VARIABLES = List.of("datasource", "application", "instance", "executor");
@@ -62,8 +65,11 @@ class DashboardsAgainstPrometheusTest {
 	/** Prometheus' output, kept after the test for a failure's full story. */
 	private static final Path PROMETHEUS_LOG = Path.of("target", "e2e-prometheus", "prometheus.log");
 
-	/** Every engine the sample serves with a VRAM executor: the RAM executor, the VRAM one, the JDK's common pool. */
-	private static final List<String> ENGINES = List.of("ram", "vram", "parallel-stream");
+	/**
+	 * Every engine the sample serves with a VRAM executor: the RAM executor, the VRAM one, the JDK's common
+	 * pool, on the synthetic vectors; and text, questions embedded by the model and scanned over the passages.
+	 */
+	private static final List<String> ENGINES = List.of("ram", "vram", "parallel-stream", "text");
 
 	/**
 	 * Rounds of the load script: one second per engine and round after a second's warm-up each, so 12 s
@@ -79,6 +85,9 @@ class DashboardsAgainstPrometheusTest {
 
 	@Value("${local.server.port}")
 	int port;
+
+	@Autowired
+	PassageIndex index;
 
 	@Test
 	void everyDashboardHasPanelsAndTheVariablesItFiltersBy() throws IOException {
@@ -130,11 +139,18 @@ class DashboardsAgainstPrometheusTest {
 			throws IOException, InterruptedException {
 		prometheus.awaitReady(Duration.ofSeconds(30));
 		prometheus.awaitTargetUp(Duration.ofSeconds(30));
+		// The text engine's searches are refused (503) until the passages are indexed.
+		long indexDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (!this.index.ready() && System.nanoTime() < indexDeadline) {
+			Thread.sleep(20);
+		}
+		assertThat(this.index.ready()).as("passage index built within 30 s").isTrue();
 		Instant loadStart = Instant.now();
 		String load = LoadScript.run(this.port, ENGINES, LOAD_ROUNDS, LOAD_OUTPUT);
 		System.out.println("[dashboards] the load script printed:\n" + load);
 		assertThat(load).as("the load script's table").contains("ram vs vram: throughput x")
-			.contains("ram vs parallel-stream: throughput x");
+			.contains("ram vs parallel-stream: throughput x")
+			.contains("ram vs text: throughput x");
 		// Scrapes that saw the load, and one after it ended, so that the last 10 s are all load.
 		prometheus.awaitScrapes(loadStart, 3, Duration.ofSeconds(15));
 		prometheus.awaitScrapes(Instant.now(), 1, Duration.ofSeconds(15));

@@ -16,7 +16,7 @@ class CorpusTest {
 
 	@Test
 	void theVectorsDependOnTheSeedAloneNotOnTheThreads() {
-		CorpusProperties properties = new CorpusProperties(1001, 37, 5);
+		VectorsProperties properties = new VectorsProperties(true, 1001, 37, 5);
 		Corpus one;
 		Corpus three;
 		try (Executor serial = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1));
@@ -44,11 +44,11 @@ class CorpusTest {
 
 	@Test
 	void sizesThatCannotBeHeldAreRefusedNamingTheProperty() {
-		assertThatIllegalArgumentException().isThrownBy(() -> new CorpusProperties(0, 256, 1))
-			.withMessage("sample.corpus.rows must be at least 1, was 0");
-		assertThatIllegalArgumentException().isThrownBy(() -> new CorpusProperties(10, -1, 1))
-			.withMessage("sample.corpus.dimensions must be at least 1, was -1");
-		assertThatIllegalArgumentException().isThrownBy(() -> new CorpusProperties(100_000_000, 256, 1))
+		assertThatIllegalArgumentException().isThrownBy(() -> new VectorsProperties(true, 0, 256, 1))
+			.withMessage("sample.vectors.rows must be at least 1, was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> new VectorsProperties(true, 10, -1, 1))
+			.withMessage("sample.vectors.dimensions must be at least 1, was -1");
+		assertThatIllegalArgumentException().isThrownBy(() -> new VectorsProperties(true, 100_000_000, 256, 1))
 			.withMessageContaining("must fit one Java array").withMessageContaining("make the corpus smaller");
 	}
 }

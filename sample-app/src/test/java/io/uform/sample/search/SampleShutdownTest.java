@@ -33,7 +33,8 @@ class SampleShutdownTest {
 	void closingAfterSearchesFreesBothExecutorsQuietly(CapturedOutput output) {
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
 			.web(WebApplicationType.NONE)
-			.run("--sample.corpus.rows=2000", "--sample.corpus.dimensions=16", "--uform.ram.threads=2",
+			.run("--sample.vectors.enabled=true", "--sample.vectors.rows=2000", "--sample.vectors.dimensions=16",
+					"--sample.corpus.path=src/test/resources/corpus", "--uform.ram.threads=2",
 					"--spring.main.banner-mode=off");
 		SearchService search = context.getBean(SearchService.class);
 		for (String engine : List.of("ram", "vram", "parallel-stream")) {
@@ -54,7 +55,8 @@ class SampleShutdownTest {
 		// 2000 x 16 floats are 128,000 bytes of shard; a search reserves 64 + 8,000 more beside it. The
 		// limit used to let startup pass (and health say UP), then every vram search was a 500.
 		assertThatThrownBy(() -> new SpringApplicationBuilder(SampleApplication.class).web(WebApplicationType.NONE)
-			.run("--sample.corpus.rows=2000", "--sample.corpus.dimensions=16", "--uform.ram.threads=2",
+			.run("--sample.vectors.enabled=true", "--sample.vectors.rows=2000", "--sample.vectors.dimensions=16",
+					"--sample.corpus.path=src/test/resources/corpus", "--uform.ram.threads=2",
 					"--uform.vram.scratch-limit=130000B", "--spring.main.banner-mode=off"))
 			.hasStackTraceContaining("scratchLimit");
 	}

@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		// 50 dimensions: not a multiple of the dot product's four running sums.
-		properties = { "sample.corpus.rows=3001", "sample.corpus.dimensions=50", "uform.ram.threads=2" })
+		properties = { "sample.vectors.enabled=true", "sample.vectors.rows=3001", "sample.vectors.dimensions=50",
+				"sample.corpus.path=src/test/resources/corpus", "uform.ram.threads=2" })
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SearchApiTest {
 
@@ -94,8 +95,8 @@ class SearchApiTest {
 	void badRequestsAre400sThatSayWhatWasWrong() throws Exception {
 		String fifty = json.writeValueAsString(new float[50]);
 		refused(post("{\"vector\": [1, 2, 3], \"k\": 5}"), "vector must have 50 numbers (the corpus's dimension, "
-				+ "sample.corpus.dimensions), had 3");
-		refused(post("{\"k\": 5}"), "vector is missing: give 50 numbers");
+				+ "sample.vectors.dimensions), had 3");
+		refused(post("{\"k\": 5}"), "query is missing: send {\"query\": \"a question\", \"k\": 10} (or a vector of 50 numbers)");
 		refused(post("{\"vector\": " + fifty + ", \"k\": 0}"), "k must be between 1 and 3001 (the corpus's rows), was 0");
 		refused(post("{\"vector\": " + fifty + ", \"k\": 3002}"), "k must be between 1 and 3001");
 		// Jackson's default cut 1.7 to 1 and answered as if k were 1.
@@ -108,13 +109,13 @@ class SearchApiTest {
 		// A misspelt field was ignored, and the search ran with k = 10.
 		refused(post("{\"vector\": " + fifty + ", \"topk\": 1}"), "Unrecognized property \"topk\"");
 		refused(post("{\"unknown\": null, \"vector\": " + fifty + "}"), "Unrecognized property \"unknown\"");
-		refused(post("{\"vector\": [NaN, 1], \"k\": 1}"), "the body must be JSON like {\"vector\": [50 numbers]");
+		refused(post("{\"vector\": [NaN, 1], \"k\": 1}"), "the body must be JSON like {\"query\": \"a question\", \"k\": 10} or {\"vector\": [50 numbers]");
 		refused(post("{\"vector\": " + fifty.replaceFirst("0\\.0", "\"NaN\"") + "}"), "vector[0] is NaN; every value must be a finite number");
 		// 1e39 is a finite JSON number that a float cannot hold: the detail must say so, not only "Infinity".
 		refused(post("{\"vector\": " + fifty.replaceFirst("0\\.0", "1e39") + "}"),
 				"vector[0] is Infinity (or a number larger than a float holds, 3.4028235E38 in magnitude); every value must be a finite number");
 		refused(post("{\"vector\": [1, 2"), "the body must be JSON like");
-		refused(post(""), "the body is empty: send {\"vector\": [50 numbers], \"k\": 10}");
+		refused(post(""), "the body is empty: send {\"query\": \"a question\", \"k\": 10} or {\"vector\": [50 numbers], \"k\": 10}");
 		refused(post("{\"vector\": " + fifty + ", \"engine\": \"gpu\"}"),
 				"engine must be one of [auto, ram, vram, parallel-stream], was 'gpu'");
 		// Finite numbers whose scores would overflow a float: every hit was NaN or Infinity, ranked first.
@@ -128,17 +129,19 @@ class SearchApiTest {
 	@Test
 	void aBodyLargerThanAnyQueryIsRefusedBeforeItIsRead() throws Exception {
 		// A body of hundreds of megabytes was read whole and filled the heap; these are just over the cap.
-		String tooLong = "{\"vector\": [" + "0, ".repeat(3000) + "0], \"k\": 3}";
+		// The cap is that of the longest text query (16,384 characters of 6 bytes each, and 4,096 more), far
+		// above a vector of 50 numbers.
+		String tooLong = "{\"vector\": [" + "0, ".repeat(35_000) + "0], \"k\": 3}";
 		HttpResponse<String> declared = post(tooLong);
 		assertThat(declared.statusCode()).as(declared.body()).isEqualTo(413);
-		assertThat(json.readTree(declared.body()).get("detail").asString()).contains("a search takes at most 7296");
+		assertThat(json.readTree(declared.body()).get("detail").asString()).contains("a search takes at most 102400 (a query of 16384 characters, or sample.vectors.dimensions numbers, and k)");
 		// Without a Content-Length (chunked), reading stops at the cap.
 		HttpResponse<String> chunked = this.http.send(HttpRequest.newBuilder(uri("/search"))
 			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofInputStream(
 					() -> new java.io.ByteArrayInputStream(tooLong.getBytes(java.nio.charset.StandardCharsets.UTF_8))))
 			.build(), HttpResponse.BodyHandlers.ofString());
-		refused(chunked, "the body is longer than 7296 bytes");
+		refused(chunked, "the body is longer than 102400 bytes");
 		// The servlet container maps these to /search too, and so must the cap.
 		for (String path : new String[] { "/search;x=1", "/%73earch" }) {
 			HttpResponse<String> other = this.http.send(HttpRequest.newBuilder(uri(path))

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * "" as absent, " 7 " and "1" as numbers, and a base64 string as a float[].
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.corpus.rows=1", "sample.corpus.dimensions=4", "uform.ram.threads=2",
+		properties = { "sample.vectors.enabled=true", "sample.vectors.rows=1", "sample.vectors.dimensions=4", "sample.corpus.path=src/test/resources/corpus", "uform.ram.threads=2",
 				"uform.vram.devices=0,1" })
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SearchRequestTypesTest {

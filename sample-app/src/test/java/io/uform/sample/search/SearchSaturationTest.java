@@ -25,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * rather than queueing without bound; once a slot frees, searches are served again. And without a
  * VRAM executor, asking for one is a 400 that says why.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = { "sample.corpus.rows=500",
-		"sample.corpus.dimensions=8", "uform.ram.threads=2", "uform.ram.deferred-limit=2", "uform.vram.enabled=false" })
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = { "sample.vectors.enabled=true",
+		"sample.vectors.rows=500", "sample.vectors.dimensions=8", "sample.corpus.path=src/test/resources/corpus", "uform.ram.threads=2", "uform.ram.deferred-limit=2", "uform.vram.enabled=false" })
 class SearchSaturationTest {
 
 	@Value("${local.server.port}")

@@ -1,0 +1,194 @@
+package io.uform.sample.search;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.boot.availability.AvailabilityChangeEvent;
+import org.springframework.boot.availability.ReadinessState;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.EventListener;
+
+import io.uform.Executor;
+import io.uform.sample.embedding.EmbeddingMetrics;
+import io.uform.sample.embedding.ExecutorEmbedder;
+import io.uform.sample.embedding.MiniLm;
+import io.uform.sample.passages.Passage;
+
+/**
+ * Builds the passage index in the background after startup: a thread of its own submits one deferred
+ * call per batch of passages to the RAM executor, which tokenizes and embeds the batch across its
+ * threads, so searches and {@code /embed} calls interleave with the indexing instead of waiting for
+ * all of it. Logs its progress, and keeps the application's readiness at {@code REFUSING_TRAFFIC}
+ * until the last batch is in, then publishes {@code ACCEPTING_TRAFFIC}.
+ *
+ * <p>Where threads meet: {@code thread} and {@code stopping} are written by the lifecycle's start and
+ * stop (the context's thread), volatile; the indexer thread reads {@code stopping} after an interrupt,
+ * and publishes its work through {@link PassageIndex}'s volatile fields. A batch's vectors are written
+ * by the executor's threads and read by the indexer thread after the batch's future completes, which
+ * orders the two (the fork's return publishes the workers' writes to the deferred call).
+ */
+final class PassageIndexer implements SmartLifecycle {
+
+	/**
+	 * After the web server's graceful shutdown (which stops first) and before the executors' (which
+	 * stop last), so the executors are still there when the indexer is told to stop.
+	 */
+	static final int PHASE = Integer.MAX_VALUE / 2 + 1024;
+
+	private static final Log logger = LogFactory.getLog(PassageIndexer.class);
+
+	private final PassageIndex index;
+
+	private final ExecutorEmbedder embedder;
+
+	private final Executor executor;
+
+	private final EmbeddingMetrics metrics;
+
+	private final ApplicationEventPublisher events;
+
+	private final int batchSize;
+
+	private volatile Thread thread;
+
+	/** Set before the indexer thread is interrupted, so that what the interrupt breaks reads as a stop. */
+	private volatile boolean stopping;
+
+	PassageIndexer(PassageIndex index, ExecutorEmbedder embedder, Executor executor, EmbeddingMetrics metrics,
+			ApplicationEventPublisher events, int batchSize) {
+		this.index = index;
+		this.embedder = embedder;
+		this.executor = executor;
+		this.metrics = metrics;
+		this.events = events;
+		this.batchSize = batchSize;
+	}
+
+	/**
+	 * Keeps readiness refused while the index is incomplete: Boot publishes {@code ACCEPTING_TRAFFIC}
+	 * once the application has started, which here means only that it runs.
+	 * @param event a readiness change
+	 */
+	@EventListener
+	void onReadiness(AvailabilityChangeEvent<ReadinessState> event) {
+		if (event.getState() == ReadinessState.ACCEPTING_TRAFFIC && !this.index.ready()) {
+			AvailabilityChangeEvent.publish(this.events, this, ReadinessState.REFUSING_TRAFFIC);
+			// The index may have been completed, and ACCEPTING published, between the check and the refusal,
+			// which would then stand for good: after the refusal, look again.
+			if (this.index.ready()) {
+				AvailabilityChangeEvent.publish(this.events, this, ReadinessState.ACCEPTING_TRAFFIC);
+			}
+		}
+	}
+
+	@Override
+	public void start() {
+		Thread indexer = new Thread(this::build, "sample-indexer");
+		indexer.setDaemon(true);
+		this.thread = indexer;
+		indexer.start();
+	}
+
+	@Override
+	public void stop() {
+		Thread indexer = this.thread;
+		if (indexer != null) {
+			this.stopping = true;
+			indexer.interrupt();
+			try {
+				indexer.join(5_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		this.thread = null;
+	}
+
+	@Override
+	public boolean isRunning() {
+		Thread indexer = this.thread;
+		return indexer != null && indexer.isAlive();
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+	private void build() {
+		List<Passage> passages = this.index.passages();
+		int total = passages.size();
+		long start = System.nanoTime();
+		logger.info("Indexing " + total + " passages: batches of " + this.batchSize + " embedded on the RAM executor's "
+				+ this.embedder.threads() + " threads");
+		float[] vectors = new float[total * MiniLm.DIMENSIONS];
+		int truncated = 0;
+		int nextReport = 1;
+		try {
+			for (int first = 0; first < total; first += this.batchSize) {
+				List<String> texts = new ArrayList<>();
+				for (Passage passage : passages.subList(first, Math.min(total, first + this.batchSize))) {
+					texts.add(passage.heading() + ": " + passage.text());
+				}
+				int offset = first;
+				CompletableFuture<Integer> batch = this.executor.defer(() -> embed(texts, vectors, offset));
+				truncated += batch.get();
+				int done = Math.min(total, first + this.batchSize);
+				this.index.progress(done);
+				// A line per tenth, not per batch: readable for a large corpus, still alive for a slow one.
+				if (done * 10L >= (long) nextReport * total) {
+					logger.info("Indexed " + done + " of " + total + " passages (" + (done * 100L / total) + "%)");
+					nextReport = (int) (done * 10L / total) + 1;
+				}
+			}
+			this.index.complete(vectors);
+			logger.info("Passage index ready: " + total + " passages in " + (System.nanoTime() - start) / 1_000_000
+					+ " ms" + ((truncated > 0) ? " (" + truncated + " cut to the model's " + MiniLm.MAX_TOKENS + " tokens)" : ""));
+			AvailabilityChangeEvent.publish(this.events, this, ReadinessState.ACCEPTING_TRAFFIC);
+		}
+		catch (InterruptedException ex) {
+			this.index.failed("stopped before it was complete");
+			logger.info("Indexing stopped at " + this.index.embedded() + " of " + total + " passages: the application stops");
+		}
+		catch (ExecutionException | RuntimeException ex) {
+			Throwable cause = (ex instanceof ExecutionException) ? ex.getCause() : ex;
+			if (this.stopping) {
+				// Interrupted while waiting for a slot, or the executor already freed: the application stops.
+				this.index.failed("stopped before it was complete");
+				logger.info("Indexing stopped at " + this.index.embedded() + " of " + total + " passages: " + cause);
+				return;
+			}
+			this.index.failed(String.valueOf(cause));
+			logger.error("Indexing failed at " + this.index.embedded() + " of " + total
+					+ " passages; readiness stays REFUSING_TRAFFIC", cause);
+		}
+	}
+
+	/** One batch, in a deferred call: returns how many of its texts were cut to fit the model. */
+	private int embed(List<String> texts, float[] vectors, int offset) {
+		long start = System.nanoTime();
+		long[][] ids = this.embedder.tokenize(texts);
+		int truncated = 0;
+		long tokens = 0;
+		List<long[]> fitting = new ArrayList<>(ids.length);
+		for (long[] text : ids) {
+			long[] fit = this.embedder.model().truncate(text);
+			truncated += (fit != text) ? 1 : 0;
+			tokens += fit.length;
+			fitting.add(fit);
+		}
+		float[][] embedded = this.embedder.embed(fitting);
+		for (int i = 0; i < embedded.length; i++) {
+			System.arraycopy(embedded[i], 0, vectors, (offset + i) * MiniLm.DIMENSIONS, MiniLm.DIMENSIONS);
+		}
+		this.metrics.record("index", texts.size(), tokens, System.nanoTime() - start);
+		return truncated;
+	}
+}
