@@ -40,7 +40,23 @@ rm -rf "$OUT_DIR"
 mkdir -p "$OUT_DIR/mesh-classes/io/uform/bench" "$OUT_DIR/startup-lib"
 cp uform-java/target/uform-java-*-cli.jar "$OUT_DIR/uform-java-cli.jar"
 sample=$(ls sample-app/target/uform-sample-app-*.jar | grep -v original | head -n 1)
-cp "$sample" "$OUT_DIR/sample.jar"
+# The device runs the sample for its vectors and the VRAM path only (load.sh starts it with
+# sample.embedding.enabled=false there), so the carried copy leaves out the embedding model's jars:
+# ONNX Runtime alone is 93 MB with every platform's natives, over what the device tool carries.
+python3 - "$sample" "$OUT_DIR/sample.jar" <<'EOF'
+import sys, zipfile
+source, target = sys.argv[1:]
+model = ("BOOT-INF/lib/onnxruntime-", "BOOT-INF/lib/tokenizers-", "BOOT-INF/lib/langchain4j-", "BOOT-INF/lib/api-")
+left = []
+with zipfile.ZipFile(source) as fat, zipfile.ZipFile(target, "w") as out:
+    for entry in fat.infolist():
+        if entry.filename.startswith(model):
+            left.append(entry.filename.rsplit("/", 1)[1])
+            continue
+        # Copied entry by entry with its own compression: Boot reads nested jars only when stored.
+        out.writestr(entry, fat.read(entry.filename), compress_type=entry.compress_type)
+print("  left out of the device's sample.jar:", ", ".join(left))
+EOF
 {
 	echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!.device' 2>/dev/null || echo ' with uncommitted changes')"
 	echo "built: $(date -u +%FT%TZ)"

@@ -34,10 +34,15 @@ for arg in "$@"; do
     *) args+=("$arg"); case "$arg" in --engines=*) engines=${arg#--engines=} ;; esac ;;
   esac
 done
-# Every engine but text scans the synthetic vectors, which the app generates only when asked to.
+# Every engine but text scans the synthetic vectors, which the app generates only when asked to; only
+# text needs the embedding model, which an app started for the vectors alone goes without (it starts
+# at once, with no index to build, and runs from a jar without the model's jars, as on a GPU machine).
 vectors=""
 if [ -n "$(tr ',' '\n' <<<"$engines" | grep -vx text || true)" ]; then
   vectors="--sample.vectors.enabled=true"
+fi
+if ! tr ',' '\n' <<<"$engines" | grep -qx text; then
+  vectors="$vectors --sample.embedding.enabled=false"
 fi
 
 if [ "$start" = 0 ]; then

@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
@@ -14,6 +15,7 @@ import io.uform.sample.embedding.MiniLm;
  * {@code POST /embed}: the model's vectors for a client's own texts, embedded on the RAM executor.
  */
 @RestController
+@ConditionalOnBooleanProperty(name = "sample.embedding.enabled", matchIfMissing = true)
 public class EmbedController {
 
 	private final TextSearch text;

@@ -5,6 +5,7 @@ import org.apache.commons.logging.LogFactory;
 
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
@@ -22,6 +23,7 @@ import io.uform.sample.passages.DocumentSource;
  * embedded after it.
  */
 @Configuration(proxyBeanMethods = false)
+@ConditionalOnBooleanProperty(name = "sample.embedding.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(CorpusProperties.class)
 class EmbeddingConfiguration {
 

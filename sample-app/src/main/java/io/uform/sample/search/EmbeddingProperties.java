@@ -4,12 +4,15 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * The embedding API's limits ({@code sample.embedding.*}).
+ * The embedding model and its API's limits ({@code sample.embedding.*}).
  *
+ * @param enabled whether to load the model, index the passages and serve text search and
+ *        {@code POST /embed}; off, the application serves the synthetic vectors only
+ *        ({@code sample.vectors.enabled}), without the model's jars (as on a GPU machine's check)
  * @param maxTexts texts one {@code POST /embed} takes at most, at least 1
  */
 @ConfigurationProperties("sample.embedding")
-public record EmbeddingProperties(@DefaultValue("64") int maxTexts) {
+public record EmbeddingProperties(@DefaultValue("true") boolean enabled, @DefaultValue("64") int maxTexts) {
 
 	/** Characters of one text at most: no text of 256 tokens comes near it, and it bounds the body read. */
 	public static final int MAX_CHARS = 16 * 1024;

@@ -26,11 +26,11 @@ public class SearchController {
 	/** Hits returned when a request does not say. */
 	static final int DEFAULT_K = 10;
 
-	private final TextSearch text;
+	private final ObjectProvider<TextSearch> text;
 
 	private final ObjectProvider<SearchService> vectors;
 
-	SearchController(TextSearch text, ObjectProvider<SearchService> vectors) {
+	SearchController(ObjectProvider<TextSearch> text, ObjectProvider<SearchService> vectors) {
 		this.text = text;
 		this.vectors = vectors;
 	}
@@ -47,7 +47,7 @@ public class SearchController {
 		if (q == null) {
 			throw new BadSearchException("q is missing: give a question or phrase, e.g. /search?q=how+many+threads&k=5");
 		}
-		return TextSearchResponse.of(q, this.text.search(q, k));
+		return TextSearchResponse.of(q, requireText().search(q, k));
 	}
 
 	/**
@@ -80,7 +80,7 @@ public class SearchController {
 			throw new BadSearchException("a text search scans the passages on the RAM executor: engine must be auto or "
 					+ "ram, was '" + request.engine() + "'");
 		}
-		return TextSearchResponse.of(request.query(), this.text.search(request.query(), request.k()));
+		return TextSearchResponse.of(request.query(), requireText().search(request.query(), request.k()));
 	}
 
 	/**
@@ -97,6 +97,16 @@ public class SearchController {
 		long querySeed = (seed != null) ? seed : ThreadLocalRandom.current().nextLong();
 		float[] query = service.corpus().randomQuery(querySeed);
 		return SearchResponse.of(service.search(query, k, engine), service.corpus(), querySeed);
+	}
+
+	private TextSearch requireText() {
+		TextSearch text = this.text.getIfAvailable();
+		if (text == null) {
+			throw new BadSearchException("a search with a query needs the embedding model, which this application "
+					+ "runs without (sample.embedding.enabled=false): start it without that setting, or scan the "
+					+ "synthetic vectors with GET /search/random");
+		}
+		return text;
 	}
 
 	private static SearchService requireVectors(@Nullable SearchService vectors, String what) {

@@ -28,9 +28,9 @@ class SearchErrors {
 
 	private final ObjectProvider<SearchService> vectors;
 
-	private final PassageIndex index;
+	private final ObjectProvider<PassageIndex> index;
 
-	SearchErrors(ObjectProvider<SearchService> vectors, PassageIndex index) {
+	SearchErrors(ObjectProvider<SearchService> vectors, ObjectProvider<PassageIndex> index) {
 		this.vectors = vectors;
 		this.index = index;
 	}
@@ -62,10 +62,11 @@ class SearchErrors {
 		// A whole number too large for the parameter's type is out of range, not "not a whole number".
 		String what = value.matches("[-+]?\\d+") ? " is out of range" : " must be a whole number";
 		SearchService vectors = this.vectors.getIfAvailable();
-		// GET /search/random's k counts vector rows; GET /search's, passages.
+		// GET /search/random's k counts vector rows; GET /search's, passages (none without the model).
+		PassageIndex passages = this.index.getIfAvailable();
 		int rows = (handler.getMethod().getName().equals("random") && vectors != null) ? vectors.corpus().rows()
-				: this.index.passages().size();
-		String range = "k".equals(ex.getName()) ? " (k: 1 to " + rows + ")" : "";
+				: (passages != null) ? passages.passages().size() : 0;
+		String range = ("k".equals(ex.getName()) && rows > 0) ? " (k: 1 to " + rows + ")" : "";
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
 				ex.getName() + what + range + ", was '" + value + "'");
 	}
