@@ -422,8 +422,10 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 
 	/**
 	 * The {@code uform.*} properties the configuration metadata on the class path declares, read with
-	 * Boot's metadata library: names, the shapes of those whose type is a map (any key below them is an
-	 * entry) or a list, and the values hinted for each.
+	 * Boot's metadata library: names, and the shapes of those whose type is a map (any key below them is
+	 * an entry) or a list. The values hinted for a property are read apart, from the starter's own
+	 * metadata only ({@link UformValueHints}): that runs at every start that sets such a property, this
+	 * only when a key is unknown.
 	 */
 	private record Metadata(Set<String> names, Set<String> shapes, Set<String> mapShapes, Set<String> listShapes) {
 
