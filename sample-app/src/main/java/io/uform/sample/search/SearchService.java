@@ -65,8 +65,8 @@ public class SearchService implements DisposableBean {
 		add(new ParallelStreamSearch(corpus));
 		this.auto = (onDevices != null && onDevices.runsKernels()) ? onDevices : this.engines.get("ram");
 		logger.info("Search: " + corpus.rows() + " x " + corpus.dimensions() + " corpus; engines ram ("
-				+ ram.threads() + " threads)"
-				+ ((onDevices != null) ? ", vram (" + onDevices.devices() + " devices, " + onDevices.path() + ")" : "")
+				+ count(ram.threads(), "thread") + ")"
+				+ ((onDevices != null) ? ", vram (" + count(onDevices.devices(), "device") + ", " + onDevices.path() + ")" : "")
 				+ ", parallel-stream (common pool, parallelism " + ForkJoinPool.getCommonPoolParallelism()
 				+ "); auto = " + this.auto.name());
 	}
@@ -172,5 +172,10 @@ public class SearchService implements DisposableBean {
 	 * @param tookMicros time spent in the engine, queueing included
 	 */
 	public record SearchResult(String engine, String path, List<Hit> hits, long tookMicros) {
+	}
+
+	/** {@code 1 thread}, {@code 2 threads}: the startup line reads as English for every count. */
+	private static String count(int n, String noun) {
+		return n + " " + noun + ((n == 1) ? "" : "s");
 	}
 }
