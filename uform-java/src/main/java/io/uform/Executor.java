@@ -8,12 +8,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
@@ -27,7 +23,6 @@ import io.uform.host.HostPool;
 import io.uform.host.NumaDomain;
 import io.uform.host.NumaTopology;
 import io.uform.host.ThreadPinner;
-import io.uform.gpu.EveryStep;
 import io.uform.gpu.GpuRuntime;
 import io.uform.gpu.ScratchArena;
 import io.uform.gpu.VramDevice;
@@ -110,14 +105,9 @@ public final class Executor implements AutoCloseable {
 
 	private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
-	/**
-	 * How long {@link #free(Duration)} still waits, past its period, for threads that have nothing left
-	 * to run to end: they end within microseconds, so a short period (zero included) reports unfinished
-	 * work only when there was some.
-	 */
-	private static final Duration IDLE_THREADS_EXIT = Duration.ofSeconds(1);
+	private final ExecutorResources resources;
 
-	private final Resources resources;
+	private final ExecutorFreeing freeing;
 
 	private final Kind kind;
 
@@ -127,28 +117,18 @@ public final class Executor implements AutoCloseable {
 
 	private final List<DeviceLane> lanes;
 
-	/**
-	 * What each live {@link Mesh} borrowing this executor is ({@code job 'run-42'}), one entry per mesh,
-	 * guarded by itself. Invariant between {@link #lendToMesh} (the bootstrapping thread) and
-	 * {@link #free()} (any thread): once {@link #freeing} is set no mesh is lent any more, and while
-	 * the list is not empty {@code free} refuses, so a mesh never outlives the devices it describes.
-	 */
-	private final List<String> meshes = new ArrayList<>();
-
-	/** Set, under {@link #meshes}, by the first {@code free} that got past the live-mesh check. */
-	private boolean freeing;
-
 	private Executor(Kind kind, HostPlacement placement, ThreadPinner pinner, Consumer<Thread> threadStart,
 			VramPlan plan) {
 		this.kind = kind;
 		this.placement = placement;
-		this.resources = new Resources(kind.name().toLowerCase() + "-" + SEQUENCE.incrementAndGet(), placement, pinner,
+		this.resources = new ExecutorResources(kind.name().toLowerCase() + "-" + SEQUENCE.incrementAndGet(), placement, pinner,
 				threadStart, plan);
 		List<DeviceLane> made = new ArrayList<>();
 		for (VramDevice device : this.resources.devices) {
 			made.add(new DeviceLane(this, device));
 		}
 		this.lanes = List.copyOf(made);
+		this.freeing = new ExecutorFreeing(this.resources);
 		Cleaning.CLEANER.register(this, this.resources);
 	}
 
@@ -159,7 +139,7 @@ public final class Executor implements AutoCloseable {
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} naming the bad field and value
 	 */
 	public static Executor forRam(ExecutorForRamConfig config) {
-		return forRam(config, HostPool.START_THREAD);
+		return forRam(config, Thread::start);
 	}
 
 	/** {@link #forRam(ExecutorForRamConfig)}, starting threads through a hook that tests make fail. */
@@ -213,7 +193,7 @@ public final class Executor implements AutoCloseable {
 		VramPlan plan = VramPlan.of(config, devices, Path.of("/"), runtimes);
 		HostPlacement placement = HostPlacement.resolve(plan.hostConfig, NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
-		return new Executor(Kind.VRAM, placement, ThreadPinner.forWorkers(), HostPool.START_THREAD, plan);
+		return new Executor(Kind.VRAM, placement, ThreadPinner.forWorkers(), Thread::start, plan);
 	}
 
 	/**
@@ -369,8 +349,6 @@ public final class Executor implements AutoCloseable {
 	 * @return in {@code devices} order; empty for a RAM executor
 	 */
 	public List<GpuDevice> devices() {
-		// A loop, not a stream: a mesh's bootstrap asks first, on the critical path of its join, where a
-		// cold JVM pays for linking a lambda (see Mesh.multicastFlags).
 		List<GpuDevice> devices = new ArrayList<>(this.lanes.size());
 		for (DeviceLane lane : this.lanes) {
 			devices.add(lane.device());
@@ -473,7 +451,7 @@ public final class Executor implements AutoCloseable {
 		UformException.requireArgument(mood, "mood", "pass Mood.PARKED or Mood.GRINDING");
 		checkNotFreed();
 		requireOutsideTask("drain()");
-		long deadline = deadline(timeout);
+		long deadline = ExecutorFreeing.deadline(timeout);
 		this.draining.incrementAndGet();
 		try {
 			if (!this.resources.deferred.awaitSubmitted(deadline) || !this.resources.pool.awaitIdle(deadline)) {
@@ -529,7 +507,7 @@ public final class Executor implements AutoCloseable {
 		if (timeout != null && timeout.isNegative()) {
 			throw UformException.invalid("timeout", timeout, "must be zero (only look) or positive, or null to wait");
 		}
-		Resources owned = this.resources;
+		ExecutorResources owned = this.resources;
 		if (owned.freed.get()) {
 			return true;
 		}
@@ -538,7 +516,7 @@ public final class Executor implements AutoCloseable {
 		owned.deferred.requireMayWait("refuseDeferred()");
 		owned.deferred.refuseNew();
 		try {
-			return owned.deferred.awaitSubmitted(deadline(timeout), "refuseDeferred()");
+			return owned.deferred.awaitSubmitted(ExecutorFreeing.deadline(timeout), "refuseDeferred()");
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -559,7 +537,7 @@ public final class Executor implements AutoCloseable {
 	 *         is then freed as {@link #free(Duration)} frees one that runs out of time
 	 */
 	public void free() {
-		release(null);
+		this.freeing.free(null);
 	}
 
 	/**
@@ -580,7 +558,7 @@ public final class Executor implements AutoCloseable {
 		if (period.isNegative()) {
 			throw UformException.invalid("period", period, "must be zero (do not wait) or positive");
 		}
-		release(period);
+		this.freeing.free(period);
 	}
 
 	/**
@@ -597,183 +575,6 @@ public final class Executor implements AutoCloseable {
 		this.resources.deferred.leaveExitToOwner();
 	}
 
-	private void release(Duration period) {
-		Resources owned = this.resources;
-		if (owned.deferred.isRunnerThread() || owned.pool.isInsideTask()) {
-			throw new UformException(Status.INVALID_ARGUMENT, "free() was called from inside a task or deferred call of "
-					+ "executor '" + name() + "', which would wait for itself; free it from outside the executor");
-		}
-		if (owned.deferred.isCompletingHere() && !owned.freed.get()) {
-			throw owned.deferred.waitsForItself("free()");
-		}
-		if (owned.freed.get()) {
-			return;
-		}
-		synchronized (this.meshes) {
-			if (!this.meshes.isEmpty()) {
-				throw new UformException(Status.INVALID_ARGUMENT, "Executor '" + name() + "' is borrowed by a live mesh ("
-						+ String.join(", ", this.meshes) + "); free the mesh first (Mesh.free()), then the executor");
-			}
-			this.freeing = true;
-		}
-		if (!owned.releasing.compareAndSet(false, true)) {
-			// Another thread frees it: wait for that rather than start a second wait of our own on the
-			// same calls (a context's lifecycle frees with a period, and its destroy method may call free()
-			// while that runs); but no longer than this call's own period.
-			awaitRelease(owned, period);
-			return;
-		}
-		try {
-			releaseOnce(owned, period);
-		}
-		finally {
-			owned.released.countDown();
-		}
-	}
-
-	/**
-	 * Waits for the free another thread is doing, at most {@code period}. When that free waits longer
-	 * (it has no period, or a longer one), this one gives up as its own period says: the queued calls
-	 * are dropped and the workers told to stop, so that the other free ends once what runs returns,
-	 * and this one throws {@code TIMEOUT}. Of two frees, the stricter bound holds.
-	 */
-	private void awaitRelease(Resources owned, Duration period) {
-		long deadline = deadline(period);
-		try {
-			if (deadline == Long.MAX_VALUE) {
-				owned.released.await();
-				return;
-			}
-			if (owned.released.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-				return;
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new UformException(Status.INTERRUPTED, "free() of executor '" + name() + "' was interrupted while "
-					+ "another thread was freeing it; that thread goes on, and the interrupt flag is still set");
-		}
-		DeferredCalls.Dropped dropped = owned.deferred.abandonQueued("free(" + period + ") ran out of time while "
-				+ "another thread was freeing the executor");
-		owned.pool.requestStop();
-		dropped.awaitCompleted(deadline(IDLE_THREADS_EXIT));
-		if (owned.released.getCount() == 0 && dropped.count() == 0) {
-			// The other free ended just as this one gave up, with nothing left to drop: no timeout to report.
-			return;
-		}
-		throw timedOutBesideAnotherFree(owned, period, dropped);
-	}
-
-	private UformException timedOutBesideAnotherFree(Resources owned, Duration period, DeferredCalls.Dropped dropped) {
-		return new UformException(Status.TIMEOUT, "Executor '" + name() + "' was being freed by another thread, which "
-				+ "did not finish within this free's " + period + ": " + unfinished(owned, owned.deferred.describeRunning())
-				+ "; " + dropped.count() + " queued call(s) were dropped (their futures completed with FREED). The other "
-				+ "free goes on, and frees the executor once what runs returns");
-	}
-
-	/**
-	 * What a free that ran out of time waited for, for its message.
-	 * @param stuck the deferred call still running, described, or {@code null}
-	 */
-	private static String unfinished(Resources owned, String stuck) {
-		if (stuck != null) {
-			return stuck;
-		}
-		String releasing = owned.releasingNow();
-		if (releasing != null) {
-			return releasing;
-		}
-		if (owned.deferred.terminated() && owned.pool.isStopping()) {
-			return "continuations of finished deferred calls still run (attached without an ...Async method, they "
-					+ "run as the call completes, and the call counts as finished only once they return; attach "
-					+ "blocking ones with whenCompleteAsync or thenRunAsync)";
-		}
-		return "a fork still in progress";
-	}
-
-	private void releaseOnce(Resources owned, Duration period) {
-		long deadline = deadline(period);
-		owned.deferred.shutdown();
-		boolean interrupted = false;
-		boolean callsDone = false;
-		try {
-			// The runner exits after the last queued call; the futures complete on other threads just
-			// after, and free() promises they are complete when it returns.
-			callsDone = owned.deferred.awaitTermination(deadline) && owned.deferred.awaitSubmitted(deadline);
-		}
-		catch (InterruptedException ex) {
-			interrupted = true;
-		}
-		String stuck = null;
-		DeferredCalls.Dropped dropped = null;
-		if (!callsDone) {
-			// Dropped first: then no call can start, and what runs now is all that can still run.
-			dropped = owned.deferred.abandonQueued((interrupted) ? "free() was interrupted"
-					: "free(" + period + ") ran out of time");
-			stuck = owned.deferred.describeRunning();
-			if (!interrupted && dropped.count() == 0 && stuck == null) {
-				// Nothing queued, nothing running: the runner is only on its way out, or the last call's
-				// continuations are finishing (a period of zero, as Boot's await-termination=false gives, is
-				// over before an idle thread can end). That is no unfinished work, so wait the moment it takes.
-				try {
-					long grace = deadline(IDLE_THREADS_EXIT);
-					callsDone = owned.deferred.awaitTermination(grace) && owned.deferred.awaitSubmitted(grace);
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-				stuck = (callsDone) ? null : owned.deferred.describeRunning();
-			}
-		}
-		boolean joined = false;
-		owned.pool.requestStop();
-		if (!interrupted) {
-			try {
-				joined = owned.pool.stop(deadline);
-				if (!joined && owned.pool.isStopping()) {
-					// No fork in progress (the stop took): the workers are idle and on their way out.
-					joined = owned.pool.stop(deadline(IDLE_THREADS_EXIT));
-				}
-			}
-			catch (InterruptedException ex) {
-				interrupted = true;
-			}
-		}
-		owned.freed.set(true);
-		if (callsDone && joined) {
-			// Idle and stopped: no task or call can touch the devices any more.
-			owned.releaseDevices();
-			owned.throwReleaseFailure();
-			return;
-		}
-		// The dropped futures are completed on completion threads: wait the moment that takes, so that they
-		// are complete when this throws, as its message says (their continuations, user code, may still run).
-		int droppedCount = 0;
-		if (dropped != null) {
-			dropped.awaitCompleted(deadline(IDLE_THREADS_EXIT));
-			droppedCount = dropped.count();
-		}
-		String what = unfinished(owned, stuck) + "; " + droppedCount
-				+ " queued call(s) were dropped (their futures completed with FREED)";
-		List<String> alive = owned.pool.liveWorkers();
-		if (!owned.deferred.terminated()) {
-			alive = new ArrayList<>(alive);
-			alive.add("uform-" + owned.name + "-deferred");
-		}
-		String left = (alive.isEmpty()) ? "" : "; still alive, until what they run returns: " + alive;
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-			throw new UformException(Status.INTERRUPTED, "free() of executor '" + name() + "' was interrupted while it "
-					+ "waited: " + what + left + ". The executor is freed; the interrupt flag is still set");
-		}
-		// A zero period waited for nothing: "within PT0S" would read as if the work had had no time at all,
-		// where a caller (the Spring starter) may have given it its time before, in refuseDeferred.
-		String lead = (period.isZero()) ? "Executor '" + name() + "' was freed without waiting for its work"
-				: "Executor '" + name() + "' did not finish its work within " + period;
-		throw new UformException(Status.TIMEOUT, lead + ": " + what + left + ". The executor is freed all the same; make "
-				+ "the call return sooner (check for interrupts, add timeouts), or allow a longer period");
-	}
-
 	/**
 	 * Whether this executor was freed: the state {@link #statistics()} reports, without the rest of its
 	 * snapshot (a mesh's bootstrap asks before it begins).
@@ -788,13 +589,7 @@ public final class Executor implements AutoCloseable {
 	 * @throws UformException {@link Status#FREED} once the executor is freed or being freed
 	 */
 	void lendToMesh(String what) {
-		synchronized (this.meshes) {
-			if (this.freeing || this.resources.freed.get()) {
-				throw new UformException(Status.FREED, "Executor '" + name() + "' was freed; make a new VRAM executor "
-						+ "(Executor.forVram()) and bootstrap the mesh on it");
-			}
-			this.meshes.add(what);
-		}
+		this.freeing.lendToMesh(what);
 	}
 
 	/**
@@ -802,9 +597,7 @@ public final class Executor implements AutoCloseable {
 	 * @param what the mesh, as it was lent
 	 */
 	void returnFromMesh(String what) {
-		synchronized (this.meshes) {
-			this.meshes.remove(what);
-		}
+		this.freeing.returnFromMesh(what);
 	}
 
 	/**
@@ -815,22 +608,6 @@ public final class Executor implements AutoCloseable {
 	List<Integer> runtimeOrdinals() {
 		VramPlan plan = this.resources.plan;
 		return (plan == null) ? List.of() : plan.runtimeOrdinals;
-	}
-
-	private static long deadline(Duration wait) {
-		if (wait == null) {
-			return Long.MAX_VALUE;
-		}
-		long now = System.nanoTime();
-		long nanos;
-		try {
-			nanos = wait.toNanos();
-		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE;
-		}
-		long deadline = now + nanos;
-		return (deadline < now || deadline == Long.MAX_VALUE) ? Long.MAX_VALUE - 1 : deadline;
 	}
 
 	/** Same as {@link #free()}, for try-with-resources. */
@@ -848,8 +625,6 @@ public final class Executor implements AutoCloseable {
 		HostPool pool = this.resources.pool;
 		State state = (this.resources.freed.get()) ? State.FREED
 				: (deferred.refusesNew()) ? State.CLOSING : (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
-		// A loop, not a stream: the starter reads the statistics of its first executor on the main thread
-		// (see HostPool.START_THREAD).
 		List<Integer> ids = new ArrayList<>(this.placement.domains().size());
 		for (NumaDomain domain : this.placement.domains()) {
 			ids.add(domain.id());
@@ -905,236 +680,6 @@ public final class Executor implements AutoCloseable {
 	private static void checkCount(int n) {
 		if (n < 0) {
 			throw UformException.invalid("n", n, "a fork runs 0 or more indices");
-		}
-	}
-
-	/**
-	 * What an executor owns, kept apart from the {@link Executor} object so that the threads never
-	 * reference it: the {@link Cleaner} can then free an executor nobody holds.
-	 */
-	private static final class Resources implements Runnable {
-
-		final String name;
-
-		final HostPool pool;
-
-		final DeferredCalls deferred;
-
-		/**
-		 * Set once free() has run the queued calls and joined the threads (or given up on them). Until
-		 * then forks still run: the queued deferred calls that free() runs may fork.
-		 */
-		final AtomicBoolean freed = new AtomicBoolean();
-
-		/** Won by the one free() call that does the freeing; the others wait for {@link #released}. */
-		final AtomicBoolean releasing = new AtomicBoolean();
-
-		/** Opened when the winning free() call returns or throws. */
-		final CountDownLatch released = new CountDownLatch(1);
-
-		final AtomicReference<String> pinFailure = new AtomicReference<>();
-
-		/** A VRAM executor's devices, in {@code devices} order; empty for a RAM executor. */
-		final List<VramDevice> devices;
-
-		/** Their ordinals in {@link Uform#gpuDevices()}. */
-		final List<Integer> ordinals;
-
-		/** The class each dispatches as: the config's {@code gpuClass}, else the device's own. */
-		final List<String> gpuClasses;
-
-		private final VramPlan plan;
-
-		private boolean devicesReleased;
-
-		/** Set by the deferred thread after its last call. */
-		private volatile boolean runnerDone;
-
-		/**
-		 * What releasing the devices threw (a {@link RuntimeException} or an {@link Error}), for free()
-		 * to report whichever thread released them. Written under this object's lock, in
-		 * {@link #releaseDevices()}, before the lock is let go: a free() that finds the devices
-		 * released, which takes the same lock, always sees it.
-		 */
-		private volatile Throwable releaseFailure;
-
-		/** The device being released now and what that waits for, for a free() that runs out of time. */
-		private volatile String releasingDevice;
-
-		/** Whether this executor counts as holding its devices (see {@link VramPlan}). */
-		private boolean held;
-
-		Resources(String name, HostPlacement placement, ThreadPinner pinner, Consumer<Thread> threadStart, VramPlan plan) {
-			this.name = name;
-			this.plan = plan;
-			// The caller of a fork is an application thread and is never pinned; workers pin themselves.
-			if (placement.threads() == 1) {
-				this.pinFailure.set("one thread, the caller's, which uform does not pin");
-			}
-			this.devices = (plan == null) ? List.of() : openDevices(name, plan);
-			this.ordinals = (plan == null) ? List.of() : plan.ordinals;
-			this.gpuClasses = (plan == null) ? List.of()
-					: plan.devices.stream()
-						.map((device) -> (plan.gpuClass != null) ? plan.gpuClass : device.gpuClass())
-						.toList();
-			List<VramDevice> opened = this.devices;
-			IntConsumer startWorker = (thread) -> {
-				String failure = pinner.pinCurrentThread(placement.cpusOf(thread));
-				if (failure != null) {
-					this.pinFailure.compareAndSet(null, failure);
-				}
-				// A VRAM executor's worker t serves device t for its whole life: bind its context once.
-				if (!opened.isEmpty()) {
-					opened.get(thread).makeCurrent();
-				}
-			};
-			HostPool workers;
-			try {
-				workers = new HostPool(name, placement.threads(), placement.colocationOfThread(), startWorker, threadStart);
-			}
-			catch (RuntimeException | Error ex) {
-				releaseDevices();
-				throw ex;
-			}
-			this.pool = workers;
-			try {
-				// The runner stops the workers once the last queued call has run, so that freeing never
-				// needs a thread of its own to wait (the Cleaner's action below does not wait at all).
-				Runnable beforeEachCall = (opened.isEmpty()) ? DeferredCalls.NOTHING : opened.get(0)::makeCurrent;
-				this.deferred = new DeferredCalls(name, placement.deferredLimit(), workers::isInsideTask, this::onRunnerStop,
-						beforeEachCall, threadStart);
-			}
-			catch (Throwable ex) {
-				// Started workers would otherwise wait forever for a fork nobody can send.
-				try {
-					workers.stop();
-				}
-				catch (InterruptedException ie) {
-					Thread.currentThread().interrupt();
-				}
-				releaseDevices();
-				throw ex;
-			}
-			if (plan != null) {
-				plan.hold();
-				this.held = true;
-				workers.whenStopped(this::releaseDevicesWhenIdle);
-			}
-		}
-
-		/** Opens every device of the plan in order; on a failure, closes those already open. */
-		private static List<VramDevice> openDevices(String name, VramPlan plan) {
-			List<VramDevice> opened = new ArrayList<>();
-			try {
-				for (int i = 0; i < plan.devices.size(); i++) {
-					opened.add(new VramDevice(i, plan.devices.get(i), plan.runtimes.get(i), plan.runtimeOrdinals.get(i),
-							(plan.streams == null) ? null : plan.streams.get(i), name, plan.scratchLimit));
-				}
-			}
-			catch (RuntimeException | Error ex) {
-				for (VramDevice device : opened) {
-					try {
-						device.release();
-					}
-					catch (RuntimeException | Error again) {
-						ex.addSuppressed(again);
-					}
-				}
-				throw ex;
-			}
-			return List.copyOf(opened);
-		}
-
-		/**
-		 * Runs on the deferred thread after the last call. Stops the workers; when no fork is in
-		 * progress (the stop took at once), nothing can touch the devices any more, so they are
-		 * released here too: that is how an executor the collector frees gives its devices back.
-		 */
-		private void onRunnerStop() {
-			this.runnerDone = true;
-			this.pool.requestStop();
-			releaseDevicesWhenIdle();
-		}
-
-		/**
-		 * Releases the devices once nothing can touch them: the deferred thread has run its last call
-		 * and the workers' stop took (no fork in progress, none to come). Called by both of those
-		 * events, whichever comes last does it: normally the deferred thread at free or collection;
-		 * after a free that gave up, the stuck call's or fork's own thread when it finally returns.
-		 */
-		private void releaseDevicesWhenIdle() {
-			if (!this.runnerDone || !this.pool.isStopping()) {
-				return;
-			}
-			try {
-				releaseDevices();
-			}
-			catch (RuntimeException | Error ex) {
-				// Kept by releaseDevices for free() to report (on the collector's path nobody is
-				// listening); caught here so that the deferred thread, which usually runs this, ends
-				// normally even on an Error.
-			}
-		}
-
-		/**
-		 * Releases every device once: streams synchronised, modules unloaded, created streams
-		 * destroyed, scratch freed, contexts released. The first failure is thrown after all ran.
-		 */
-		synchronized void releaseDevices() {
-			if (this.devicesReleased || this.devices == null) {
-				return;
-			}
-			this.devicesReleased = true;
-			if (this.held) {
-				this.held = false;
-				this.plan.letGo();
-			}
-			EveryStep steps = new EveryStep();
-			for (VramDevice device : this.devices) {
-				this.releasingDevice = "releasing device " + device.index() + " (" + device.device().name() + "), which "
-						+ "waits for the work queued on its stream to finish";
-				steps.run(device::release);
-			}
-			this.releasingDevice = null;
-			try {
-				steps.throwFirst();
-			}
-			catch (RuntimeException | Error ex) {
-				this.releaseFailure = ex;
-				throw ex;
-			}
-		}
-
-		/**
-		 * Throws what releasing the devices threw, whichever thread released them.
-		 * @throws RuntimeException or {@link Error}, as the release threw it
-		 */
-		void throwReleaseFailure() {
-			Throwable failure = this.releaseFailure;
-			if (failure instanceof RuntimeException ex) {
-				throw ex;
-			}
-			if (failure instanceof Error error) {
-				throw error;
-			}
-		}
-
-		/**
-		 * What the release of the devices waits for now.
-		 * @return a description, or {@code null} when no release is in progress
-		 */
-		String releasingNow() {
-			return this.releasingDevice;
-		}
-
-		/**
-		 * The Cleaner's action, for an executor nobody references: refuses new calls and lets the
-		 * deferred thread run what is queued and then stop the workers. It never waits, so one
-		 * executor's stuck call cannot hold up the cleaning of others (one Cleaner thread serves all).
-		 */
-		@Override
-		public void run() {
-			this.deferred.shutdown();
 		}
 	}
 }

@@ -23,7 +23,8 @@ public final class Uform {
 	 */
 	static final String[] EXECUTOR_CLASSES = { "io.uform.UformException", "io.uform.UformException$Status",
 			"io.uform.ExecutorForRamConfig", "io.uform.ConfigLists",
-			"io.uform.Executor", "io.uform.Executor$Kind", "io.uform.Executor$State", "io.uform.Executor$Resources",
+			"io.uform.Executor", "io.uform.Executor$Kind", "io.uform.Executor$State", "io.uform.ExecutorResources",
+			"io.uform.ExecutorFreeing",
 			"io.uform.ExecutorStatistics", "io.uform.ExecutorOnPoolConfig", "io.uform.Mood", "io.uform.ThreadTask",
 			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.host.HostPlacement",
 			"io.uform.host.ThreadPinner", "io.uform.host.InheritedAffinityPinner",

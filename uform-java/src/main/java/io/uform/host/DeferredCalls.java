@@ -139,18 +139,10 @@ public final class DeferredCalls {
 	private volatile boolean freed;
 
 	/**
-	 * Does nothing. Constants rather than lambdas written where they are used: a static field's call
-	 * site is linked while the class initializes, which {@code Uform.preinitialize()} does on a
-	 * background thread, instead of on the thread that makes the first executor.
+	 * Run by the runner, under the lock, before each take of the next call: {@code null} outside tests,
+	 * which make it throw what an allocation there can ({@link OutOfMemoryError}).
 	 */
-	public static final Runnable NOTHING = () -> {
-	};
-
-	/** The exit hook, {@link #abandonAllAtExit()} (see {@link #NOTHING}). */
-	private static final Runnable ABANDON_ALL_AT_EXIT = DeferredCalls::abandonAllAtExit;
-
-	/** Run by the runner before each take; nothing outside tests ({@link #beforeTakeForTest}). */
-	private volatile Runnable beforeTake = NOTHING;
+	private final Runnable beforeTake;
 
 	/**
 	 * Starts the runner thread.
@@ -163,7 +155,7 @@ public final class DeferredCalls {
 	 * @throws UformException {@link Status#OUT_OF_MEMORY} when the runner thread cannot start
 	 */
 	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop) {
-		this(name, limit, cannotWait, onStop, NOTHING, HostPool.START_THREAD);
+		this(name, limit, cannotWait, onStop, null, Thread::start);
 	}
 
 	/**
@@ -173,12 +165,22 @@ public final class DeferredCalls {
 	 * @param cannotWait whether the current thread must not wait for a slot
 	 * @param onStop run on the runner when it stops
 	 * @param beforeEachCall run on the runner before each call, as part of it (a VRAM executor makes
-	 *        its device's context current there); what it throws fails that call
+	 *        its device's context current there), or {@code null}; what it throws fails that call
 	 * @param threadStart starts one thread ({@link Thread#start()} outside tests)
 	 */
 	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, Runnable beforeEachCall,
 			Consumer<Thread> threadStart) {
+		this(name, limit, cannotWait, onStop, beforeEachCall, threadStart, null);
+	}
+
+	/**
+	 * As the public constructor, with a hook run on the runner before each take of the next call.
+	 * @param beforeTake run under the lock before each take, or {@code null}
+	 */
+	DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, Runnable beforeEachCall,
+			Consumer<Thread> threadStart, Runnable beforeTake) {
 		this.name = name;
+		this.beforeTake = beforeTake;
 		this.limit = limit;
 		this.cannotWait = cannotWait;
 		this.onStop = onStop;
@@ -187,7 +189,7 @@ public final class DeferredCalls {
 		// Not inheriting the creator's InheritableThreadLocals (as HostPool's workers do not).
 		this.runner = new Thread(null, this::runCalls, "uform-" + name + "-deferred", 0, false);
 		this.runner.setDaemon(true);
-		ExitHooks.once("uform-jvm-exit", ABANDON_ALL_AT_EXIT);
+		ExitHooks.once("uform-jvm-exit", DeferredCalls::abandonAllAtExit);
 		LIVE.add(this);
 		try {
 			threadStart.accept(this.runner);
@@ -408,7 +410,9 @@ public final class DeferredCalls {
 	private Object takeOnce() {
 		this.lock.lock();
 		try {
-			this.beforeTake.run();
+			if (this.beforeTake != null) {
+				this.beforeTake.run();
+			}
 			while (this.queue.isEmpty()) {
 				this.changed.awaitUninterruptibly();
 			}
@@ -421,15 +425,6 @@ public final class DeferredCalls {
 		finally {
 			this.lock.unlock();
 		}
-	}
-
-	/**
-	 * Runs {@code hook} on the runner, under the lock, each time before it waits for the next call:
-	 * tests make it throw what an allocation there can ({@link OutOfMemoryError}), which no test can
-	 * time reliably on a real heap.
-	 */
-	void beforeTakeForTest(Runnable hook) {
-		this.beforeTake = hook;
 	}
 
 	/** How a call ended. */
@@ -997,7 +992,9 @@ public final class DeferredCalls {
 			this.startedNanos = started;
 			runner.recordStart(started - this.acceptedNanos);
 			try {
-				runner.beforeEachCall.run();
+				if (runner.beforeEachCall != null) {
+					runner.beforeEachCall.run();
+				}
 				this.result = this.callable.call();
 				this.outcome = Outcome.COMPLETED;
 			}

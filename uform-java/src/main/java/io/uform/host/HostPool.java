@@ -177,14 +177,6 @@ public final class HostPool {
 	 */
 	public static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
-	/**
-	 * How an executor's threads (its workers, its deferred-call runner) start outside tests. A constant
-	 * rather than {@code Thread::start} at each use: the JVM links a lambda's call site when it first
-	 * runs, and a static field's runs while the class initializes, which {@code Uform.preinitialize()}
-	 * does on a background thread (the starter's), not on the thread that makes the first executor.
-	 */
-	public static final Consumer<Thread> START_THREAD = Thread::start;
-
 	/** How deep a fork probes the caller's stack first; see "A caller at the end of its stack". */
 	static final int STACK_PROBE_DEPTH = 16;
 
@@ -288,7 +280,7 @@ public final class HostPool {
 	 *         another thread; the workers already started are stopped and joined first
 	 */
 	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart) {
-		this(name, threads, colocationOfThread, workerStart, START_THREAD);
+		this(name, threads, colocationOfThread, workerStart, Thread::start);
 	}
 
 	/**

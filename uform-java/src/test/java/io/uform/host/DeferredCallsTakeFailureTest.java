@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The runner's take of the next call allocates (the lock's and the condition's queue nodes), so it can
  * run out of memory between two calls; a child JVM once saw the runner die of that, leaving every later
  * call's future pending. No heap can be filled at exactly that moment on purpose, so the take is made
- * to throw through the test hook.
+ * to throw through the hook its package-private constructor takes.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class DeferredCallsTakeFailureTest {
@@ -23,17 +23,20 @@ class DeferredCallsTakeFailureTest {
 	@Test
 	void outOfMemoryWhileTakingTheNextCallLeavesTheRunnerServing() throws Exception {
 		AtomicBoolean stopped = new AtomicBoolean();
-		DeferredCalls calls = new DeferredCalls("take-oom", 4, () -> false, () -> stopped.set(true));
+		AtomicBoolean armed = new AtomicBoolean();
+		AtomicInteger failuresLeft = new AtomicInteger(3);
+		AtomicInteger thrown = new AtomicInteger();
+		Runnable beforeTake = () -> {
+			if (armed.get() && failuresLeft.getAndDecrement() > 0) {
+				thrown.incrementAndGet();
+				throw new OutOfMemoryError("simulated: no room for the condition's queue node");
+			}
+		};
+		DeferredCalls calls = new DeferredCalls("take-oom", 4, () -> false, () -> stopped.set(true), null, Thread::start,
+				beforeTake);
 		try {
 			assertThat(calls.submit(() -> "first", null).get(5, TimeUnit.SECONDS)).isEqualTo("first");
-			AtomicInteger failuresLeft = new AtomicInteger(3);
-			AtomicInteger thrown = new AtomicInteger();
-			calls.beforeTakeForTest(() -> {
-				if (failuresLeft.getAndDecrement() > 0) {
-					thrown.incrementAndGet();
-					throw new OutOfMemoryError("simulated: no room for the condition's queue node");
-				}
-			});
+			armed.set(true);
 			// The take after this call throws three times before it waits.
 			assertThat(calls.submit(() -> "second", null).get(5, TimeUnit.SECONDS)).isEqualTo("second");
 			CompletableFuture<String> third = calls.submit(() -> "third", null);
