@@ -18,6 +18,7 @@ import io.uform.UformException.Status;
 import io.uform.gpu.GpuDiscovery;
 import io.uform.host.CpuClasses;
 import io.uform.host.DeferredCalls;
+import io.uform.host.DeferredCounts;
 import io.uform.host.HostPlacement;
 import io.uform.host.HostPool;
 import io.uform.host.NumaDomain;
@@ -622,6 +623,7 @@ public final class Executor implements AutoCloseable {
 	 */
 	public ExecutorStatistics statistics() {
 		DeferredCalls deferred = this.resources.deferred;
+		DeferredCounts counts = deferred.counts();
 		HostPool pool = this.resources.pool;
 		State state = (this.resources.freed.get()) ? State.FREED
 				: (deferred.refusesNew()) ? State.CLOSING : (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
@@ -640,9 +642,9 @@ public final class Executor implements AutoCloseable {
 		}
 		return new ExecutorStatistics(name(), this.kind, state, pool.mood(), threads(), domains,
 				this.placement.cpuClass(), (pinned == null) ? "pinned" : "not pinned: " + pinned, pool.forks(),
-				deferred.inFlight(), deferred.limit(), deferred.completed(), deferred.failed(), deferred.cancelled(),
-				deferred.rejected(), deferred.running(), deferred.waitCount(), deferred.waitNanos(), deferred.runCount(),
-				deferred.runNanos(), this.resources.ordinals, this.resources.gpuClasses,
+				deferred.inFlight(), deferred.limit(), counts.completed(), counts.failed(), counts.cancelled(),
+				counts.rejected(), deferred.running(), counts.waitCount(), counts.waitNanos(), counts.runCount(),
+				counts.runNanos(), this.resources.ordinals, this.resources.gpuClasses,
 				this.resources.plan != null && this.resources.plan.streams != null, List.copyOf(scratch));
 	}
 

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.uform.UformException.Status;
-import io.uform.host.DeferredCalls;
+import io.uform.host.DroppedCalls;
 
 /**
  * What {@link Executor#free()} does, and what it refuses: of many frees at once one does the work
@@ -105,7 +105,7 @@ final class ExecutorFreeing {
 			throw new UformException(Status.INTERRUPTED, "free() of executor '" + name() + "' was interrupted while "
 					+ "another thread was freeing it; that thread goes on, and the interrupt flag is still set");
 		}
-		DeferredCalls.Dropped dropped = owned.deferred.abandonQueued("free(" + period + ") ran out of time while "
+		DroppedCalls dropped = owned.deferred.abandonQueued("free(" + period + ") ran out of time while "
 				+ "another thread was freeing the executor");
 		owned.pool.requestStop();
 		dropped.awaitCompleted(deadline(IDLE_THREADS_EXIT));
@@ -116,7 +116,7 @@ final class ExecutorFreeing {
 		throw timedOutBesideAnotherFree(owned, period, dropped);
 	}
 
-	private UformException timedOutBesideAnotherFree(ExecutorResources owned, Duration period, DeferredCalls.Dropped dropped) {
+	private UformException timedOutBesideAnotherFree(ExecutorResources owned, Duration period, DroppedCalls dropped) {
 		return new UformException(Status.TIMEOUT, "Executor '" + name() + "' was being freed by another thread, which "
 				+ "did not finish within this free's " + period + ": " + unfinished(owned, owned.deferred.describeRunning())
 				+ "; " + dropped.count() + " queued call(s) were dropped (their futures completed with FREED). The other "
@@ -157,7 +157,7 @@ final class ExecutorFreeing {
 			interrupted = true;
 		}
 		String stuck = null;
-		DeferredCalls.Dropped dropped = null;
+		DroppedCalls dropped = null;
 		if (!callsDone) {
 			// Dropped first: then no call can start, and what runs now is all that can still run.
 			dropped = owned.deferred.abandonQueued((interrupted) ? "free() was interrupted"

@@ -13,7 +13,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -91,7 +90,7 @@ public final class DeferredCalls {
 
 	private final Runnable onStop;
 
-	private final Runnable beforeEachCall;
+	final Runnable beforeEachCall;
 
 	private final Semaphore slots;
 
@@ -103,30 +102,15 @@ public final class DeferredCalls {
 
 	private final Thread runner;
 
-	private final AtomicLong completed = new AtomicLong();
-
-	private final AtomicLong failed = new AtomicLong();
-
-	private final AtomicLong cancelled = new AtomicLong();
-
-	private final AtomicLong rejected = new AtomicLong();
-
-	/** Calls that started, and their time from accepted to started: written by the runner only. */
-	private final AtomicLong waitCount = new AtomicLong();
-
-	private final AtomicLong waitNanos = new AtomicLong();
-
-	/** Calls that returned or threw, and their time from started to returned: written by the runner only. */
-	private final AtomicLong runCount = new AtomicLong();
-
-	private final AtomicLong runNanos = new AtomicLong();
+	/** How the calls ended and how long they waited and ran (see "Accounting" and "Timing" above). */
+	final DeferredCounts counts = new DeferredCounts();
 
 	private long submitted;
 
 	private long finished;
 
 	/** The call the runner is running, for a report of a call that would not finish. */
-	private Call<?> running;
+	private DeferredCall<?> running;
 
 	/**
 	 * Whether new calls are refused: set by {@link #refuseNew} or {@link #shutdown}, whichever comes
@@ -230,7 +214,7 @@ public final class DeferredCalls {
 			throw UformException.invalid("deferred call", null, "pass a Callable or Runnable to defer()");
 		}
 		if (this.closed) {
-			this.rejected.incrementAndGet();
+			this.counts.reject();
 			throw closedError();
 		}
 		boolean onRunner = Thread.currentThread() == this.runner;
@@ -238,22 +222,22 @@ public final class DeferredCalls {
 		acquireSlot((onRunner || inTask) ? Duration.ZERO : maxWait, onRunner, inTask);
 		long accepted = System.nanoTime();
 		CompletableFuture<T> future;
-		Call<T> queued;
+		DeferredCall<T> queued;
 		try {
 			future = new CompletableFuture<>();
-			queued = new Call<>(this, 0, call, future, accepted);
+			queued = new DeferredCall<>(this, 0, call, future, accepted);
 		}
 		catch (Throwable ex) {
 			// Out of memory between the slot and the queue: give the slot back, or it is lost for good.
 			this.slots.release();
-			this.rejected.incrementAndGet();
+			this.counts.reject();
 			throw ex;
 		}
 		this.lock.lock();
 		try {
 			if (this.closed) {
 				this.slots.release();
-				this.rejected.incrementAndGet();
+				this.counts.reject();
 				throw closedError();
 			}
 			queued.sequence = this.submitted + 1;
@@ -263,7 +247,7 @@ public final class DeferredCalls {
 			catch (Throwable ex) {
 				// The queue could not grow: the call was not submitted, and counts nowhere but here.
 				this.slots.release();
-				this.rejected.incrementAndGet();
+				this.counts.reject();
 				throw ex;
 			}
 			this.submitted++;
@@ -291,12 +275,12 @@ public final class DeferredCalls {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			this.rejected.incrementAndGet();
+			this.counts.reject();
 			throw new UformException(Status.INTERRUPTED, "Executor '" + this.name + "': the thread was interrupted while "
 					+ "it waited for a deferred-call slot, so the call was not submitted; its interrupt flag is still set", ex);
 		}
 		if (!acquired) {
-			this.rejected.incrementAndGet();
+			this.counts.reject();
 			String why;
 			if (onRunner) {
 				why = "a deferred call deferred another while all " + this.limit + " slots were taken; it cannot wait, "
@@ -356,7 +340,7 @@ public final class DeferredCalls {
 				if (next == STOP) {
 					return;
 				}
-				Call<?> call = (Call<?>) next;
+				DeferredCall<?> call = (DeferredCall<?>) next;
 				if (call.future.isDone()) {
 					// Cancelled (or completed by its holder) before it started: the call is not run.
 					call.outcome = Outcome.CANCELLED;
@@ -418,7 +402,7 @@ public final class DeferredCalls {
 			}
 			Object next = this.queue.pollFirst();
 			if (next != STOP) {
-				this.running = (Call<?>) next;
+				this.running = (DeferredCall<?>) next;
 			}
 			return next;
 		}
@@ -438,7 +422,7 @@ public final class DeferredCalls {
 	 * finished (see the class comment). Each step happens once however often this is called, so that a
 	 * finish that failed part-way (out of memory) can simply be called again.
 	 */
-	<T> void finish(Call<T> call) {
+	<T> void finish(DeferredCall<T> call) {
 		settle(call, call.outcome);
 		if (call.outcome == Outcome.CANCELLED) {
 			countFinished(call);
@@ -448,7 +432,7 @@ public final class DeferredCalls {
 	}
 
 	/** Clears the running call, counts its outcome and frees its slot, once; allocates nothing. */
-	private void settle(Call<?> call, Outcome outcome) {
+	private void settle(DeferredCall<?> call, Outcome outcome) {
 		this.lock.lock();
 		try {
 			if (this.running == call) {
@@ -462,10 +446,7 @@ public final class DeferredCalls {
 		finally {
 			this.lock.unlock();
 		}
-		// No switch: a switch on an enum loads a class of its own the first time, and loading allocates.
-		AtomicLong counter = (outcome == Outcome.COMPLETED) ? this.completed
-				: (outcome == Outcome.FAILED) ? this.failed : this.cancelled;
-		counter.incrementAndGet();
+		this.counts.settle(outcome);
 		this.slots.release();
 	}
 
@@ -474,7 +455,7 @@ public final class DeferredCalls {
 	 * once the collector reclaims what the call that filled the heap left behind. The calls behind
 	 * wait meanwhile, as they would for a slow call.
 	 */
-	private void finishWhenMemoryAllows(Call<?> call) {
+	private void finishWhenMemoryAllows(DeferredCall<?> call) {
 		while (true) {
 			try {
 				finish(call);
@@ -486,20 +467,8 @@ public final class DeferredCalls {
 		}
 	}
 
-	/** On the runner: a call started {@code nanos} after it was accepted. */
-	void recordStart(long nanos) {
-		this.waitNanos.lazySet(this.waitNanos.get() + nanos);
-		this.waitCount.lazySet(this.waitCount.get() + 1);
-	}
-
-	/** On the runner: a call returned or threw {@code nanos} after it started. */
-	void recordRun(long nanos) {
-		this.runNanos.lazySet(this.runNanos.get() + nanos);
-		this.runCount.lazySet(this.runCount.get() + 1);
-	}
-
 	/** Counts a call finished, once: the last step of its completion. */
-	void countFinished(Call<?> call) {
+	void countFinished(DeferredCall<?> call) {
 		this.lock.lock();
 		try {
 			if (call.counted) {
@@ -645,13 +614,13 @@ public final class DeferredCalls {
 	 * @param why the end of the futures' message: why the calls were dropped
 	 * @return what was dropped, to wait (a bounded time) for the futures to be completed
 	 */
-	public Dropped abandonQueued(String why) {
-		List<Call<?>> dropped = new ArrayList<>();
+	public DroppedCalls abandonQueued(String why) {
+		List<DeferredCall<?>> dropped = new ArrayList<>();
 		this.lock.lock();
 		try {
 			for (Object entry : this.queue) {
 				if (entry != STOP) {
-					dropped.add((Call<?>) entry);
+					dropped.add((DeferredCall<?>) entry);
 				}
 			}
 			this.queue.removeIf((entry) -> entry != STOP);
@@ -661,7 +630,7 @@ public final class DeferredCalls {
 		}
 		List<CompletableFuture<?>> futures = new ArrayList<>(dropped.size());
 		CountDownLatch continued = new CountDownLatch(dropped.size());
-		for (Call<?> call : dropped) {
+		for (DeferredCall<?> call : dropped) {
 			UformException error = new UformException(Status.FREED, "Executor '" + this.name + "' dropped deferred call #"
 					+ call.sequence + " before it started: " + why);
 			settle(call, Outcome.CANCELLED);
@@ -673,59 +642,7 @@ public final class DeferredCalls {
 			futures.add(call.future);
 			DeferredCompletions.complete(null, call.future, null, error, continued::countDown);
 		}
-		return new Dropped(futures, continued);
-	}
-
-	/**
-	 * The calls a give-up dropped: their futures, completed on completion threads.
-	 * @param futures the dropped calls' futures
-	 * @param continued counted down once each future is complete and its continuations returned
-	 */
-	public record Dropped(List<CompletableFuture<?>> futures, CountDownLatch continued) {
-
-		/**
-		 * How many calls were dropped.
-		 * @return a count
-		 */
-		public int count() {
-			return this.futures.size();
-		}
-
-		/**
-		 * Waits until every dropped future is complete (not for its continuations, which are user code),
-		 * or the deadline passes: the completion threads only have to be scheduled.
-		 * @param deadline a {@link System#nanoTime()} value
-		 * @return {@code true} when all are complete
-		 */
-		public boolean awaitCompleted(long deadline) {
-			long pause = TimeUnit.MICROSECONDS.toNanos(20);
-			for (CompletableFuture<?> future : this.futures) {
-				while (!future.isDone()) {
-					long left = deadline - System.nanoTime();
-					if (left <= 0) {
-						return false;
-					}
-					LockSupport.parkNanos(Math.min(pause, left));
-					pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(1));
-				}
-			}
-			return true;
-		}
-
-		/**
-		 * Waits until every dropped future's continuations returned, or the deadline passes.
-		 * @param deadline a {@link System#nanoTime()} value
-		 * @return {@code true} when all returned
-		 */
-		boolean awaitContinued(long deadline) {
-			try {
-				return this.continued.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return false;
-			}
-		}
+		return new DroppedCalls(futures, continued);
 	}
 
 	/**
@@ -734,7 +651,7 @@ public final class DeferredCalls {
 	 * @return the description, or {@code null} when no call is running
 	 */
 	public String describeRunning() {
-		Call<?> call;
+		DeferredCall<?> call;
 		this.lock.lock();
 		try {
 			call = this.running;
@@ -834,6 +751,14 @@ public final class DeferredCalls {
 	}
 
 	/**
+	 * How the calls ended and how long they waited and ran, for statistics.
+	 * @return the live counters
+	 */
+	public DeferredCounts counts() {
+		return this.counts;
+	}
+
+	/**
 	 * Calls tracked at once.
 	 * @return the limit
 	 */
@@ -869,39 +794,6 @@ public final class DeferredCalls {
 	}
 
 	/**
-	 * Calls that returned normally.
-	 * @return a count
-	 */
-	public long completed() {
-		return this.completed.get();
-	}
-
-	/**
-	 * Calls that threw.
-	 * @return a count
-	 */
-	public long failed() {
-		return this.failed.get();
-	}
-
-	/**
-	 * Accepted calls that never ran: their future was done (cancelled, or completed by its holder)
-	 * before they started, or a free gave up on them.
-	 * @return a count
-	 */
-	public long cancelled() {
-		return this.cancelled.get();
-	}
-
-	/**
-	 * Submissions refused: no slot in time, interrupted while waiting, or after {@link #refuseNew} or free.
-	 * @return a count
-	 */
-	public long rejected() {
-		return this.rejected.get();
-	}
-
-	/**
 	 * Calls running now: the one the runner has taken off the queue and not yet finished.
 	 * @return 0 or 1
 	 */
@@ -916,104 +808,6 @@ public final class DeferredCalls {
 	}
 
 	/**
-	 * Calls that started running (whatever their outcome); the count of {@link #waitNanos()}.
-	 * @return a count
-	 */
-	public long waitCount() {
-		return this.waitCount.get();
-	}
-
-	/**
-	 * Time the started calls spent between being accepted (holding a slot, queued) and starting, summed.
-	 * @return nanoseconds
-	 */
-	public long waitNanos() {
-		return this.waitNanos.get();
-	}
-
-	/**
-	 * Calls that returned or threw; the count of {@link #runNanos()}.
-	 * @return a count
-	 */
-	public long runCount() {
-		return this.runCount.get();
-	}
-
-	/**
-	 * Time those calls ran, from start to return or throw, summed.
-	 * @return nanoseconds
-	 */
-	public long runNanos() {
-		return this.runNanos.get();
-	}
-
-	/** One queued call and the future it completes. */
-	static final class Call<T> implements Runnable {
-
-		final DeferredCalls owner;
-
-		/** Its number, from 1 in submission order; set under the owner's lock as it is queued. */
-		long sequence;
-
-		final Callable<T> callable;
-
-		final CompletableFuture<T> future;
-
-		/** When the submitter was given a slot: the start of the call's wait. */
-		final long acceptedNanos;
-
-		volatile long startedNanos;
-
-		/** How it ended, and with what; written by the runner before {@link DeferredCalls#finish}. */
-		Outcome outcome = Outcome.FAILED;
-
-		T result;
-
-		Throwable thrown;
-
-		/** Its outcome counted and its slot freed; guarded by the owner's lock. */
-		boolean settled;
-
-		/** Counted finished; guarded by the owner's lock. */
-		boolean counted;
-
-		Call(DeferredCalls owner, long sequence, Callable<T> callable, CompletableFuture<T> future, long acceptedNanos) {
-			this.owner = owner;
-			this.sequence = sequence;
-			this.callable = callable;
-			this.future = future;
-			this.acceptedNanos = acceptedNanos;
-		}
-
-		/** Runs the callable on the runner and records how it ended; never throws. */
-		void execute() {
-			DeferredCalls runner = this.owner;
-			long started = System.nanoTime();
-			this.startedNanos = started;
-			runner.recordStart(started - this.acceptedNanos);
-			try {
-				if (runner.beforeEachCall != null) {
-					runner.beforeEachCall.run();
-				}
-				this.result = this.callable.call();
-				this.outcome = Outcome.COMPLETED;
-			}
-			catch (Throwable ex) {
-				this.thrown = ex;
-				this.outcome = Outcome.FAILED;
-			}
-			// Counted before finish() completes the future, so whoever sees the future done sees the call timed.
-			runner.recordRun(System.nanoTime() - started);
-		}
-
-		/** The completion's last step, on whichever thread completed the future: counts it finished. */
-		@Override
-		public void run() {
-			this.owner.countFinished(this);
-		}
-	}
-
-	/**
 	 * At JVM exit (an {@link ExitHooks} hook), completes the futures of calls still queued. Executor
 	 * threads are daemons, so that a forgotten executor never keeps a JVM alive; without this the
 	 * futures of calls queued at exit would never complete, and whoever waits on them (a request thread, a
@@ -1023,13 +817,13 @@ public final class DeferredCalls {
 	 * hang on user code.
 	 */
 	private static void abandonAllAtExit() {
-		List<Dropped> dropped = new ArrayList<>();
+		List<DroppedCalls> dropped = new ArrayList<>();
 		for (DeferredCalls calls : LIVE) {
 			calls.shutdown();
 			dropped.add(calls.abandonQueued("the JVM is exiting"));
 		}
 		long deadline = System.nanoTime() + EXIT_GRACE_NANOS;
-		for (Dropped some : dropped) {
+		for (DroppedCalls some : dropped) {
 			some.awaitContinued(deadline);
 		}
 	}

@@ -1,19 +1,69 @@
 package io.uform.host;
 
 import java.lang.reflect.Constructor;
+import java.util.Arrays;
 
 import io.uform.UformException;
 
 /**
- * Makes the throwable a fork rethrows when a task failed on another thread: a copy of the task's
- * throwable, of the same class and with the same message, made on the calling thread so that its
- * stack shows where the fork was called, with the task's own throwable as its cause. This is what
+ * Makes the throwable a fork rethrows when its tasks failed. For a task that failed on another
+ * thread, that is a copy of the task's throwable, of the same class and with the same message, made
+ * on the calling thread so that its stack shows where the fork was called, with the task's own
+ * throwable as its cause. This is what
  * {@link java.util.concurrent.ForkJoinTask} does too, so a caller still catches the type it expects
  * and sees both the caller's frames and the worker's.
  */
 final class ForkFailure {
 
 	private ForkFailure() {
+	}
+
+	/**
+	 * What a fork throws for its threads' failures (see "Failures" in {@link HostPool}'s class comment),
+	 * and clears them.
+	 * @param all each thread's failure, by thread index, {@code null} where it did not fail; cleared
+	 * @param executor the executor's name, for a failure that was lost
+	 * @return the throwable the fork throws
+	 */
+	static Throwable ofFork(Throwable[] all, String executor) {
+		Throwable first = null;
+		int firstThread = -1;
+		int count = 0;
+		for (int t = 0; t < all.length; t++) {
+			if (all[t] != null) {
+				if (first == null) {
+					first = all[t];
+					firstThread = t;
+				}
+				count++;
+			}
+		}
+		try {
+			if (first == null) {
+				return new IllegalStateException("a task of executor '" + executor + "' failed, but its failure was lost");
+			}
+			if (count == 1 && firstThread == 0) {
+				return first;
+			}
+			// Copying allocates; on a full heap it gives back the original (see ForkFailure).
+			Throwable thrown = copyForCaller(first);
+			if (thrown != first) {
+				for (Throwable other : all) {
+					if (other != null && other != first) {
+						thrown.addSuppressed(other);
+					}
+				}
+			}
+			return thrown;
+		}
+		catch (Throwable ex) {
+			// Out of memory while adding the others: the first failure alone is still the right answer.
+			return first;
+		}
+		finally {
+			// Cleared whatever happened above, or the next fork would throw this one's failures.
+			Arrays.fill(all, null);
+		}
 	}
 
 	/**

@@ -2,7 +2,6 @@ package io.uform.host;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -58,7 +57,7 @@ import io.uform.UformException;
  * variable before they read the other's (Dekker again), so one of them always sets it. Workers exit
  * only when {@code stopping} is set, which never happens while a fork is in progress: a fork's
  * workers never vanish under it.</li>
- * <li>{@code Worker.parked} (volatile, one per worker) and {@code waitingCaller} (volatile): the
+ * <li>{@code HostWorker.parked} (volatile, one per worker) and {@code waitingCaller} (volatile): the
  * Dekker handshake that makes parking safe. A sleeper first writes its flag, then re-reads the
  * condition it waits for; a waker first changes the condition, then reads the flag. With both
  * volatile (sequentially consistent), at least one side sees the other, so no wake-up is lost;
@@ -67,11 +66,11 @@ import io.uform.UformException;
  * <li>{@code mood} (volatile): written by {@code drain}, read by workers between spins.</li>
  * <li>{@code forks} (a plain counter read with opaque mode): single writer under {@code forkLock};
  * readers only need a recent value for statistics.</li>
- * <li>{@code Worker.picked} ({@link PaddedLong}, one per worker): the last generation whose share
+ * <li>{@code HostWorker.picked} ({@link PaddedLong}, one per worker): the last generation whose share
  * is taken, claimed with a CAS by the worker when it picks the fork up, or by the caller when it
  * runs a missing worker's share itself (see Waiting). Exactly one CAS per worker and fork succeeds,
  * so exactly one thread runs each share and counts {@code pending} down for it.</li>
- * <li>{@code Worker.lateIn} ({@link PaddedLong}, one per worker, release write, single writer the
+ * <li>{@code HostWorker.lateIn} ({@link PaddedLong}, one per worker, release write, single writer the
  * caller): the last {@code forThreads} generation that worker had not picked up by the pick-up
  * deadline. Read by the worker after its share (see Waiting).</li>
  * <li>{@code callerCpu} (plain): the caller's CPU, written on its late-worker path before it marks a
@@ -169,7 +168,7 @@ public final class HostPool {
 	public static final long PURE_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(5);
 
 	/** Spins between two looks at the clock (a clock read costs about as much as 64 spins). */
-	private static final int SPINS_PER_CLOCK_READ = 64;
+	static final int SPINS_PER_CLOCK_READ = 64;
 
 	/**
 	 * How long a waiting thread stays awake (spinning, then yielding) before it parks: 50
@@ -214,17 +213,17 @@ public final class HostPool {
 
 	private static final int KIND_SLICES = 3;
 
-	private final String name;
+	final String name;
 
 	private final int threads;
 
 	private final int[] colocationOfThread;
 
-	private final Worker[] workers;
+	private final HostWorker[] workers;
 
 	private final ReentrantLock forkLock = new ReentrantLock(true);
 
-	private final PaddedLong generation = new PaddedLong(0);
+	final PaddedLong generation = new PaddedLong(0);
 
 	private final PaddedLong pending = new PaddedLong(0);
 
@@ -254,7 +253,7 @@ public final class HostPool {
 
 	private volatile Thread waitingCaller;
 
-	private volatile Mood mood = Mood.PARKED;
+	volatile Mood mood = Mood.PARKED;
 
 	private volatile boolean stopRequested;
 
@@ -262,12 +261,12 @@ public final class HostPool {
 	private final java.util.concurrent.atomic.AtomicReference<Runnable> whenStopped =
 			new java.util.concurrent.atomic.AtomicReference<>();
 
-	private volatile boolean stopping;
+	volatile boolean stopping;
 
 	private long forks;
 
 	/** How long waits spin before yielding: {@link #PURE_SPIN_NANOS}, or none when oversubscribed. */
-	private final long pureSpinNanos;
+	final long pureSpinNanos;
 
 	/**
 	 * Starts the worker threads.
@@ -316,12 +315,12 @@ public final class HostPool {
 		this.escape = oversubscribed ? null : escape;
 		this.colocationOfThread = colocationOfThread.clone();
 		this.failures = new Throwable[threads];
-		this.workers = new Worker[threads];
+		this.workers = new HostWorker[threads];
 		// The constructor returns only once every worker has run its start hook, so an executor is
 		// fully placed (and its pinning outcome known) by the time anyone can describe it.
 		CountDownLatch started = new CountDownLatch(threads - 1);
 		for (int t = 1; t < threads; t++) {
-			this.workers[t] = new Worker(this, t, workerStart, started);
+			this.workers[t] = new HostWorker(this, t, workerStart, started);
 		}
 		int running = 1;
 		try {
@@ -420,7 +419,7 @@ public final class HostPool {
 	 */
 	public boolean isInsideTask() {
 		Thread current = Thread.currentThread();
-		return (current instanceof Worker worker && worker.pool == this) || this.forkLock.isHeldByCurrentThread();
+		return (current instanceof HostWorker worker && worker.pool == this) || this.forkLock.isHeldByCurrentThread();
 	}
 
 	/**
@@ -497,7 +496,7 @@ public final class HostPool {
 	}
 
 	private int currentThreadIndex() {
-		return (Thread.currentThread() instanceof Worker worker && worker.pool == this) ? worker.index : 0;
+		return (Thread.currentThread() instanceof HostWorker worker && worker.pool == this) ? worker.index : 0;
 	}
 
 	private void fork(int forkKind, int count, ThreadTask threads, ProngTask prongs, SliceTask slices) {
@@ -611,46 +610,8 @@ public final class HostPool {
 	 * @return what the fork throws
 	 */
 	private Throwable collectFailure() {
-		Throwable[] all = this.failures;
-		Throwable first = null;
-		int firstThread = -1;
-		int count = 0;
-		for (int t = 0; t < all.length; t++) {
-			if (all[t] != null) {
-				if (first == null) {
-					first = all[t];
-					firstThread = t;
-				}
-				count++;
-			}
-		}
 		this.anyFailure = false;
-		try {
-			if (first == null) {
-				return new IllegalStateException("a task of executor '" + this.name + "' failed, but its failure was lost");
-			}
-			if (count == 1 && firstThread == 0) {
-				return first;
-			}
-			// Copying allocates; on a full heap it gives back the original (see ForkFailure).
-			Throwable thrown = ForkFailure.copyForCaller(first);
-			if (thrown != first) {
-				for (Throwable other : all) {
-					if (other != null && other != first) {
-						thrown.addSuppressed(other);
-					}
-				}
-			}
-			return thrown;
-		}
-		catch (Throwable ex) {
-			// Out of memory while adding the others: the first failure alone is still the right answer.
-			return first;
-		}
-		finally {
-			// Cleared whatever happened above, or the next fork would throw this one's failures.
-			Arrays.fill(all, null);
-		}
+		return ForkFailure.ofFork(this.failures, this.name);
 	}
 
 	/**
@@ -666,7 +627,7 @@ public final class HostPool {
 	}
 
 	private void wakeParkedWorkers() {
-		Worker[] all = this.workers;
+		HostWorker[] all = this.workers;
 		for (int t = 1; t < all.length; t++) {
 			if (all[t].parked) {
 				LockSupport.unpark(all[t]);
@@ -731,7 +692,7 @@ public final class HostPool {
 
 	/** Whether every worker has picked up generation {@code current}. */
 	private boolean allPickedUp(long current) {
-		Worker[] all = this.workers;
+		HostWorker[] all = this.workers;
 		for (int t = 1; t < all.length; t++) {
 			if (all[t].picked.getVolatile() != current) {
 				return false;
@@ -748,7 +709,7 @@ public final class HostPool {
 	 * @return whether the caller ran any share
 	 */
 	private boolean runMissingShares(long current) {
-		Worker[] all = this.workers;
+		HostWorker[] all = this.workers;
 		boolean ran = false;
 		for (int t = 1; t < all.length; t++) {
 			PaddedLong claim = all[t].picked;
@@ -768,7 +729,7 @@ public final class HostPool {
 
 	/** Marks late every worker that has not picked up {@code forThreads} generation {@code current}. */
 	private void markLate(long current) {
-		Worker[] all = this.workers;
+		HostWorker[] all = this.workers;
 		for (int t = 1; t < all.length; t++) {
 			if (all[t].picked.getVolatile() != current) {
 				all[t].lateIn.setRelease(current);
@@ -959,7 +920,7 @@ public final class HostPool {
 			requestStop();
 		}
 		for (int t = 1; t < this.workers.length; t++) {
-			Worker worker = this.workers[t];
+			HostWorker worker = this.workers[t];
 			if (deadline == Long.MAX_VALUE) {
 				worker.join();
 			}
@@ -993,127 +954,5 @@ public final class HostPool {
 	@SuppressWarnings("unchecked")
 	private static <E extends Throwable> void throwUnchecked(Throwable ex) throws E {
 		throw (E) ex;
-	}
-
-	/** One worker thread: waits for a generation, runs its share, reports done. */
-	static final class Worker extends Thread {
-
-		final HostPool pool;
-
-		final int index;
-
-		private final IntConsumer start;
-
-		private final CountDownLatch started;
-
-		volatile boolean parked;
-
-		/** The last generation whose share is taken, by this worker or by the caller for it. */
-		final PaddedLong picked = new PaddedLong(0);
-
-		/** The last {@code forThreads} generation the caller found this worker late for. */
-		final PaddedLong lateIn = new PaddedLong(0);
-
-		Worker(HostPool pool, int index, IntConsumer start, CountDownLatch started) {
-			// Not inheriting the creator's InheritableThreadLocals: an executor made inside a request would
-			// otherwise run every later task with that request's security context, MDC or locale.
-			super(null, null, "uform-" + pool.name + "-worker-" + index, 0, false);
-			this.pool = pool;
-			this.index = index;
-			this.start = start;
-			this.started = started;
-			setDaemon(true);
-		}
-
-		@Override
-		public void run() {
-			try {
-				this.start.accept(this.index);
-			}
-			catch (Throwable ex) {
-				// The hook reports its own failures (pinning is best effort); the worker still serves,
-				// even after an Error: a worker that died here would leave every fork waiting for it.
-			}
-			finally {
-				this.started.countDown();
-			}
-			HostPool owner = this.pool;
-			long seen = 0;
-			while (true) {
-				long next = awaitGeneration(owner, seen);
-				if (next == seen) {
-					return;
-				}
-				seen = next;
-				PaddedLong claim = this.picked;
-				long before = claim.getVolatile();
-				if (before >= next || !claim.compareAndSet(before, next)) {
-					// The caller found this worker missing and ran its share itself.
-					owner.afterLate();
-					continue;
-				}
-				// An interrupt left by the previous task is not this task's (see the class comment).
-				Thread.interrupted();
-				try {
-					owner.runShare(this.index);
-				}
-				finally {
-					owner.shareDone();
-				}
-				if (this.lateIn.getVolatile() == next) {
-					owner.afterLate();
-				}
-			}
-		}
-
-		/** Returns the new generation, or {@code seen} when the pool is stopping. */
-		private long awaitGeneration(HostPool owner, long seen) {
-			PaddedLong generation = owner.generation;
-			int spins = 0;
-			long spinUntil = 0;
-			long pureUntil = 0;
-			while (true) {
-				long current = generation.getVolatile();
-				if (current != seen) {
-					return current;
-				}
-				if (owner.stopping) {
-					return seen;
-				}
-				if (owner.mood == Mood.GRINDING) {
-					Thread.onSpinWait();
-					// Back from grinding, the backoff starts afresh.
-					spins = 0;
-					spinUntil = 0;
-					continue;
-				}
-				if (++spins % SPINS_PER_CLOCK_READ != 0) {
-					Thread.onSpinWait();
-					continue;
-				}
-				long now = System.nanoTime();
-				if (spinUntil == 0) {
-					// The first clock read starts the budget: ~64 spins late, which is noise.
-					spinUntil = now + SPIN_NANOS;
-					pureUntil = now + owner.pureSpinNanos;
-				}
-				if (now - pureUntil < 0) {
-					continue;
-				}
-				if (now - spinUntil < 0) {
-					// Yield rather than spin: a caller or worker sharing this core gets it at once.
-					Thread.yield();
-					continue;
-				}
-				// A task may have interrupted its worker; the flag means nothing to the pool, and while
-				// set it would make park() return at once and the idle worker spin.
-				Thread.interrupted();
-				this.parked = true;
-				if (generation.getVolatile() == seen && !owner.stopping && owner.mood == Mood.PARKED) {
-					LockSupport.park(owner);
-				}
-				this.parked = false;
-			}
-		}
 	}
 }

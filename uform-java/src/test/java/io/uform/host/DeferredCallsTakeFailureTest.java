@@ -43,7 +43,7 @@ class DeferredCallsTakeFailureTest {
 			assertThat(third.get(5, TimeUnit.SECONDS)).isEqualTo("third");
 			assertThat(thrown.get()).isEqualTo(3);
 			assertThat(stopped).isFalse();
-			assertThat(calls.completed()).isEqualTo(3);
+			assertThat(calls.counts().completed()).isEqualTo(3);
 		}
 		finally {
 			calls.shutdown();

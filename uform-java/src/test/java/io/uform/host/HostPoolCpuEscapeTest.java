@@ -89,7 +89,7 @@ class HostPoolCpuEscapeTest {
 
 			@Override
 			public int currentCpu() {
-				return (Thread.currentThread() instanceof HostPool.Worker) ? 1 : 0;
+				return (Thread.currentThread() instanceof HostWorker) ? 1 : 0;
 			}
 
 			@Override
