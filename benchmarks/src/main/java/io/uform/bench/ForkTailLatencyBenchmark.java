@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
@@ -30,7 +31,11 @@ import io.uform.Mood;
  * shares, the caller running share 0 and joining the rest ({@code ForkJoinTask}s are single-use, so
  * one is made per fork, as any user would);</li>
  * <li>{@code serial}: one busy share on the calling thread alone: the machine's own preemption floor,
- * which no pool can beat (its p99 / p50 is the lowest a fork's can be here).</li>
+ * which no pool can beat (its p99 / p50 is the lowest a fork's can be here);</li>
+ * <li>{@code pingpong}: a value bounced between the caller and one spinning partner thread, no pool:
+ * the machine's own cross-CPU round trip, the floor of an empty fork. Where it moves between rounds
+ * (a hypervisor placing the two vCPUs nearer or farther apart), empty forks move with it, whatever
+ * the build.</li>
  * </ul>
  * Back to back, as a model's layers fork one after another; {@code gapMicros} inserts a busy pause
  * between forks to model a caller that does other work between them.
@@ -39,7 +44,8 @@ import io.uform.Mood;
  * {@code forks}, so the JIT has compiled the fork path and its compiler threads are done: while they
  * run they take a CPU from the pool's two threads. Each row ends with the CPU that other processes
  * used while the case was timed, in percent of one core (Linux only), so that a round disturbed by
- * the machine shows as such.
+ * the machine shows as such. Both clocks behind it tick in 10 ms steps, so for a case timed in well
+ * under a second (empty forks, {@code pingpong}) the column is only a rough hint.
  *
  * <p>It uses only uform's public API, so the same class runs against any build's
  * {@code uform-java} jar: {@code benchmarks/fork-tail.sh} compares two commits with it, rounds
@@ -109,6 +115,7 @@ public final class ForkTailLatencyBenchmark {
 	private List<String> caseNames() {
 		List<String> names = new ArrayList<>();
 		names.add("serial-busy");
+		names.add("pingpong-empty");
 		for (String api : new String[] { "forThreads", "forN", "forSlices" }) {
 			for (String work : new String[] { "busy", "empty" }) {
 				for (Mood mood : new Mood[] { Mood.PARKED, Mood.GRINDING }) {
@@ -129,6 +136,9 @@ public final class ForkTailLatencyBenchmark {
 		if (parts[0].equals("serial")) {
 			return time(() -> share.run(0));
 		}
+		if (parts[0].equals("pingpong")) {
+			return pingPong();
+		}
 		if (parts[0].equals("forkJoin")) {
 			ForkJoinPool pool = new ForkJoinPool(Math.max(1, this.threads - 1));
 			try {
@@ -147,6 +157,41 @@ public final class ForkTailLatencyBenchmark {
 				case "forSlices" -> time(() -> executor.forSlices(n, (first, length, thread, colocation) -> share.run(first)));
 				default -> throw new IllegalArgumentException("unknown case " + name);
 			};
+		}
+	}
+
+	/** Times round trips of a value between this thread and a partner that spins for it. */
+	private long[] pingPong() {
+		AtomicLong ball = new AtomicLong();
+		Thread partner = new Thread(() -> {
+			long seen = 0;
+			while (true) {
+				long now = ball.get();
+				if (now < 0) {
+					return;
+				}
+				if (now != seen && (now & 1) == 1) {
+					seen = now + 1;
+					ball.set(seen);
+				}
+				Thread.onSpinWait();
+			}
+		}, "pingpong-partner");
+		partner.setDaemon(true);
+		partner.start();
+		long[] next = { 1 };
+		try {
+			return time(() -> {
+				long serve = next[0];
+				ball.set(serve);
+				while (ball.get() != serve + 1) {
+					Thread.onSpinWait();
+				}
+				next[0] = serve + 2;
+			});
+		}
+		finally {
+			ball.set(-1);
 		}
 	}
 
