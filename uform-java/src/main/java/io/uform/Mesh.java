@@ -261,8 +261,7 @@ public final class Mesh implements AutoCloseable {
 	/**
 	 * Whether each device reduces in the NVLink switch, in the devices' order. A loop, as the rest of
 	 * the bootstrap's code is plain classes rather than lambdas and streams: a JVM links a lambda's call
-	 * site when it first runs, which the last process to arrive pays on the critical path of the join
-	 * (about 0.5 ms each in a cold JVM).
+	 * site when it first runs, which the last process to arrive pays on the critical path of the join.
 	 */
 	private static List<Boolean> multicastFlags(List<MemberDevice> devices) {
 		List<Boolean> flags = new ArrayList<>(devices.size());

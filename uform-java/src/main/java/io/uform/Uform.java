@@ -66,10 +66,10 @@ public final class Uform {
 	 * its configuration: reading the CPU's flags, kept for the life of the process; loading the classes
 	 * that read the NUMA topology (which each executor reads again, since the CPUs a process may use can
 	 * change); loading and initialising the classes of an executor's host side (its pool of threads, its
-	 * deferred calls: some 30 classes, 130 KB of bytecode, that a cold JVM reads, verifies and
-	 * initialises in about 20 ms, most of what a first executor costs the thread that makes it); and,
-	 * on a machine with more than one NUMA node, binding the native calls for thread pinning (loading
-	 * JNA and libc, 100-200 ms of CPU in a cold JVM). With one node no worker needs that
+	 * deferred calls: some 30 classes that a cold JVM reads, verifies and initialises, most of what a
+	 * first executor costs the thread that makes it); and, on a machine with more than one NUMA node,
+	 * binding the native calls for thread pinning (loading JNA and libc, the costliest part of a cold
+	 * JVM's first use of uform). With one node no worker needs that
 	 * call (it already runs on its domain's CPUs), and nothing binds it. The first {@link Executor#forRam} that
 	 * follows skips that work. Call it from a background thread early in an application's start (the
 	 * Spring Boot starter does, as Boot's own background preinitialization does for its classes);

@@ -19,7 +19,7 @@ import io.uform.Mood;
  * <p>Why not JMH's sample mode: it times batches of calls when a call is shorter than its timer
  * granularity, and its percentiles then describe batches. A fork's tail is a property of single
  * forks (one late pick-up, one preempted thread), so each fork here gets its own two clock reads
- * (about 25 ns apiece) and its own slot in a preallocated array.
+ * (tens of nanoseconds apiece) and its own slot in a preallocated array.
  *
  * <p>Cases, each on the same pool of {@code threads} threads (the caller included):
  * <ul>

@@ -271,7 +271,7 @@ public class MetricsOverheadBenchmark {
 
 		/**
 		 * {@link Work#burn} iterations the caller adds after each fork of a bound block: 0 measures
-		 * binding; a few (about 1.7 ns each here) check that the method sees a slowdown of that size.
+		 * binding; a few check that the method sees a slowdown of a few percent of an empty fork.
 		 */
 		@Param({ "0" })
 		public long boundPenalty;

@@ -13,9 +13,8 @@ package io.uform.bench;
  *
  * <p>The loop is a xorshift64 step: a serial dependency chain of shifts and xors that the JIT can
  * neither vectorise nor fold, and its result is returned so callers can store it where the JIT must
- * keep it. (A linear congruential step was tried first: JDK 25's C2 unrolls it and folds the
- * multiply-adds of consecutive iterations into one, about 17 times fewer instructions than on JDK
- * 17. Calibration would have hidden that, but the work would not have been the same work.)
+ * keep it. (Not a linear congruential step: JDK 25's C2 unrolls one and folds the multiply-adds of
+ * consecutive iterations together, so calibration would hide that the two JDKs did different work.)
  */
 public final class Work {
 

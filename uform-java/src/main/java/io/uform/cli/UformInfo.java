@@ -18,7 +18,8 @@ import io.uform.host.NumaTopology;
 /**
  * The first thing to run on a new machine: prints the GPUs uform sees (with live readings), the CPU
  * classes, the NUMA domains, the capabilities compiled and available, and anything discovery found
- * wrong. Run it as {@code java -jar uform-java-<version>-cli.jar}.
+ * wrong. Run it as {@code scripts/uform-info} from a clone (after {@code ./mvnw -pl uform-java package}), or
+ * as {@code java -jar uform-java-<version>-cli.jar} anywhere.
  *
  * <p>Simulated devices (opted in with {@code -Duform.devices.simulated=N} or
  * {@code UFORM_DEVICES_SIMULATED=N}) are listed after the real GPUs with vendor {@code simulated},
@@ -35,6 +36,9 @@ public final class UformInfo {
 
 	/** Ends the line of a simulated device in the report. */
 	static final String SIMULATED_MARKER = "(simulated: host memory, not a GPU)";
+
+	/** Says why an Intel CPU may list {@code amd-genoa}: a level names where its instructions first shipped. */
+	static final String LEVELS_NOTE = "a level is named after the first CPU with its instructions; any maker's CPU may satisfy it";
 
 	private static final String CSV_HEADER = "ordinal,vendor,vendor_ordinal,gpu_class,compute_units,memory_bytes,name,uuid,pci_bus_id";
 
@@ -78,7 +82,8 @@ public final class UformInfo {
 
 	private static String usage() {
 		return """
-				Usage: java -jar uform-java-<version>-cli.jar [--csv | --help]
+				Usage: uform-info [--csv | --help]
+				  (scripts/uform-info in a clone, or java -jar uform-java-<version>-cli.jar)
 				  (no option)  GPUs, CPU classes, NUMA domains, capabilities and discovery problems
 				  --csv        GPUs only, one comma-separated row each after a header line
 				""";
@@ -146,19 +151,42 @@ public final class UformInfo {
 		for (String note : snapshot.notes()) {
 			text.append("  - ").append(note).append('\n');
 		}
-		text.append("\nCPU class: ").append(snapshot.cpu().best()).append(" (best of: ")
-			.append(String.join(", ", snapshot.cpu().available())).append(")\n");
-		text.append("\nNUMA domains: ").append(snapshot.numa().domains().size()).append('\n');
-		for (NumaDomain domain : snapshot.numa().domains()) {
-			text.append("  ").append(domain).append("  ").append(domain.cpuCount()).append(" CPU(s)\n");
-		}
-		text.append("\nCapabilities\n");
-		text.append("  compiled:  ").append(Capabilities.join(snapshot.compiled())).append('\n');
-		text.append("  available: ").append(Capabilities.join(snapshot.available())).append('\n');
+		text.append('\n').append(cpu(snapshot.cpu()));
+		text.append('\n').append(numa(snapshot.numa(), snapshot.available()));
+		text.append("\nCapabilities\n").append(CapabilityLines.of(snapshot));
 		text.append("\nProblems: ").append(snapshot.problems().isEmpty() ? "none" : snapshot.problems().size())
 			.append('\n');
 		for (String problem : snapshot.problems()) {
 			text.append("  ! ").append(problem).append('\n');
+		}
+		return text.toString();
+	}
+
+	/**
+	 * The CPU's own class first, then the other classes it offers. Those read as vendors
+	 * ({@code amd-genoa} on an Intel CPU), so the report calls them instruction-set levels and says so.
+	 */
+	private static String cpu(CpuClasses cpu) {
+		StringBuilder text = new StringBuilder("CPU class: ").append(cpu.best()).append('\n');
+		List<String> levels = cpu.available().stream().filter((level) -> !level.equals(cpu.best())).toList();
+		if (!levels.isEmpty()) {
+			text.append("  also satisfies the instruction-set levels: ").append(String.join(", ", levels)).append('\n');
+			text.append("  (").append(LEVELS_NOTE).append(")\n");
+		}
+		return text.toString();
+	}
+
+	/** The domains, and whether {@code numa} is available, in the same words as the capabilities. */
+	private static String numa(NumaTopology numa, List<String> available) {
+		StringBuilder text = new StringBuilder("NUMA domains: ").append(numa.domains().size()).append('\n');
+		for (NumaDomain domain : numa.domains()) {
+			text.append("  ").append(domain).append("  ").append(domain.cpuCount()).append(" CPU(s)\n");
+		}
+		if (available.contains(Capabilities.NUMA)) {
+			text.append("  capability numa: available, work can be placed across these domains\n");
+		}
+		else {
+			text.append("  capability numa: not available, ").append(CapabilityLines.numaReason(numa)).append('\n');
 		}
 		return text.toString();
 	}

@@ -31,7 +31,7 @@ final class CudaLibrary {
 	 * @throws DriverCallException when JNA cannot load its own native part
 	 */
 	static Optional<CudaLibrary> open() {
-		// Without any sign of a driver, JNA (100-200 ms of CPU to load) is not loaded to look for one.
+		// Without any sign of a driver, JNA (costly to load in a cold JVM) is not loaded to look for one.
 		if (!NvidiaDriverFiles.mayBePresent()) {
 			return Optional.empty();
 		}

@@ -9,8 +9,8 @@ import java.util.List;
 /**
  * Whether an NVIDIA driver may be installed, told from the file system alone, so that a machine
  * without one never loads JNA to find out: loading JNA and running its library search (which runs
- * {@code ldconfig -p}) costs 100-200 ms of CPU in a cold JVM, on every start of an application whose
- * GPU discovery finds nothing.
+ * {@code ldconfig -p}) is the costliest part of a cold JVM's first use of uform, paid on every start
+ * of an application whose GPU discovery finds nothing.
  *
  * <p>It says "may be" when any sign of a driver is there: the kernel's side ({@code /dev/nvidiactl},
  * {@code /proc/driver/nvidia}, WSL's {@code /dev/dxg}, a Jetson's {@code /dev/nvmap},

@@ -11,9 +11,10 @@ import java.util.function.Supplier;
  * thread off one, through a {@link ThreadPinner}.
  *
  * <p>The pinner is bound in the background once forks keep finding workers late
- * ({@value #LATE_FORKS_BEFORE_BINDING} times in this JVM): binding JNA and libc costs 100-200 ms of
- * CPU in a cold JVM, which neither a fork nor a process whose workers are only late now and then (a
- * cold start, a rare preemption) should pay, where CPU sharing lasts hundreds of forks and more.
+ * ({@value #LATE_FORKS_BEFORE_BINDING} times in this JVM): binding JNA and libc is the costliest
+ * part of a cold JVM's first use of uform, which neither a fork nor a process whose workers are only
+ * late now and then (a cold start, a rare preemption) should pay, where CPU sharing lasts hundreds of
+ * forks and more.
  * Until the binding is made, and where it cannot be (not Linux, no JNA), no CPU is known and nothing
  * moves.
  *

@@ -87,10 +87,9 @@ import io.uform.UformException;
  * <ul>
  * <li>The yield step matters when a thread shares its core with its partner (a loaded machine, a
  * container quota, a caller and a worker on one core): a pure spin holds the core the partner needs
- * for the whole budget, so each fork would cost two budgets (measured: 110 us per empty fork with
- * two threads on one core, where a thread pool takes 12 us).</li>
+ * for the whole budget, so each fork would cost two budgets.</li>
  * <li>Yielding at once is not right either: when caller and worker both yield early, Linux tends
- * to put them on one core (measured: the two-core p90 rose from 0.6 us to 8 us). So the pure spin
+ * to put them on one core, which slows every fork on a machine with cores to spare. So the pure spin
  * lasts {@link #PURE_SPIN_NANOS} where each thread can have a core, and only
  * {@value #SPINS_PER_CLOCK_READ} rounds (about 2 us) where the pool has more threads than the JVM
  * has processors ({@link Runtime#availableProcessors()}: affinity mask and container quota).</li>
@@ -100,9 +99,8 @@ import io.uform.UformException;
  * thread is never pinned, so the scheduler can put it there). Waiting for it would cost a switch to
  * it and back at best, and the spin budgets of both threads at worst, so the caller claims that
  * worker's share and runs it itself; the worker, when it runs, finds its share claimed and goes back
- * to waiting. Measured with two threads and 2 x 5 us slices each: a fork whose caller and worker
- * shared a CPU took 37 us (each side spun about 5 us on the CPU the other needed), 24 us with yields
- * alone, and 18.4 us, the serial time, with the caller running the share. Not in {@code forThreads},
+ * to waiting, so a fork whose caller and worker share a CPU takes about its serial time rather than
+ * that plus both spins ({@code benchmarks/results/2026-11-30-host-pool-waiting.md}). Not in {@code forThreads},
  * whose task must run once on every thread (a VRAM executor's device tasks need their own thread's
  * context): there the caller marks the worker late ({@code lateIn}), skips the rest of its pure spin
  * and yields at once, so a worker queued behind it gets the CPU.

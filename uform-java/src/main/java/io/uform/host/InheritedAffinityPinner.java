@@ -14,9 +14,8 @@ import java.util.function.Supplier;
  * within the worker's domain, so {@code sched_setaffinity} would set the mask it already has. The
  * mask is read from {@code /proc/thread-self/status} ({@code Cpus_allowed_list}, intersected with
  * {@code /sys/devices/system/cpu/online}, since the file lists offline CPUs too), a file read; any
- * other worker asks the system pinner, so JNA and libc are bound only where a call is needed. Loading
- * JNA costs 100-200 ms of CPU in a cold JVM, most of what an application's first executor costs at
- * startup.
+ * other worker asks the system pinner, so JNA and libc are bound only where a call is needed: loading
+ * JNA is most of what an application's first executor costs a cold JVM.
  *
  * <p>Only with one node on the machine, not merely one domain for this process: since Linux 6.2 the
  * kernel keeps the mask a thread asked for when its cpuset changes, so a worker that made the call
