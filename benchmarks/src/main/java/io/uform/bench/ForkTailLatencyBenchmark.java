@@ -31,7 +31,10 @@ import io.uform.Mood;
  * shares, the caller running share 0 and joining the rest ({@code ForkJoinTask}s are single-use, so
  * one is made per fork, as any user would);</li>
  * <li>{@code serial}: one busy share on the calling thread alone: the machine's own preemption floor,
- * which no pool can beat (its p99 / p50 is the lowest a fork's can be here);</li>
+ * which no pool can beat;</li>
+ * <li>{@code serialPair}: the slower of each two consecutive {@code serial} slices (half as many
+ * samples): a perfect pool's fork of two threads, whose p99 / p50 is the lowest a two-thread fork's
+ * can be on this machine;</li>
  * <li>{@code pingpong}: a value bounced between the caller and one spinning partner thread, no pool:
  * the machine's own cross-CPU round trip, the floor of an empty fork. Where it moves between rounds
  * (a hypervisor placing the two vCPUs nearer or farther apart), empty forks move with it, whatever
@@ -115,6 +118,7 @@ public final class ForkTailLatencyBenchmark {
 	private List<String> caseNames() {
 		List<String> names = new ArrayList<>();
 		names.add("serial-busy");
+		names.add("serialPair-busy");
 		names.add("pingpong-empty");
 		for (String api : new String[] { "forThreads", "forN", "forSlices" }) {
 			for (String work : new String[] { "busy", "empty" }) {
@@ -135,6 +139,9 @@ public final class ForkTailLatencyBenchmark {
 		Share share = busy ? this::burn : this::touch;
 		if (parts[0].equals("serial")) {
 			return time(() -> share.run(0));
+		}
+		if (parts[0].equals("serialPair")) {
+			return slowerOfTwo(time(() -> share.run(0)));
 		}
 		if (parts[0].equals("pingpong")) {
 			return pingPong();
@@ -158,6 +165,19 @@ public final class ForkTailLatencyBenchmark {
 				default -> throw new IllegalArgumentException("unknown case " + name);
 			};
 		}
+	}
+
+	/**
+	 * The slower of each two consecutive serial slices: what a perfect pool's fork of two threads, one
+	 * slice each, would take if each thread met the machine's preemptions independently. Its p99 is
+	 * a single slice's p99.5, the floor of a two-thread fork's p99 here.
+	 */
+	private static long[] slowerOfTwo(long[] slices) {
+		long[] pairs = new long[slices.length / 2];
+		for (int i = 0; i < pairs.length; i++) {
+			pairs[i] = Math.max(slices[2 * i], slices[2 * i + 1]);
+		}
+		return pairs;
 	}
 
 	/** Times round trips of a value between this thread and a partner that spins for it. */

@@ -178,11 +178,14 @@ public final class HostPool {
 	static final int STACK_PROBE_DEPTH = 16;
 
 	/**
-	 * How long after publishing a fork the caller still expects a spinning worker to pick it up: 2
-	 * microseconds, several cross-core round trips. A worker that has not picked the fork up by then
-	 * is not running: parked, preempted, or queued behind the caller on the caller's own CPU.
+	 * How long after publishing a fork the caller still expects a spinning worker to pick it up: 4
+	 * microseconds, many cross-core round trips, and under {@link #PURE_SPIN_NANOS} so that an empty
+	 * fork still claims before its caller yields. A worker that has not picked the fork up by then is
+	 * not running: parked, preempted, or queued behind the caller on the caller's own CPU. Not 2: a
+	 * spinning worker on a virtual CPU missed that often enough to put empty {@code forSlices}' p99 at
+	 * 6x (benchmarks/results/2026-12-02-pickup-deadline.md).
 	 */
-	static final long PICKUP_NANOS = TimeUnit.MICROSECONDS.toNanos(2);
+	static final long PICKUP_NANOS = TimeUnit.MICROSECONDS.toNanos(4);
 
 	private static final VarHandle FORKS;
 
@@ -644,11 +647,13 @@ public final class HostPool {
 			// whether a worker is missing, and a worker that shares its CPU runs only once it yields.
 			if (spins++ % SPINS_PER_CLOCK_READ == 0) {
 				long now = System.nanoTime();
-				if (now - start > this.pureSpinNanos) {
-					break;
-				}
+				// The pick-up first: a caller preempted past both deadlines still finds a worker that
+				// shares its CPU late, or that worker would never move off it.
 				if (now - published > PICKUP_NANOS && !allPickedUp(current)) {
 					missing = true;
+					break;
+				}
+				if (now - start > this.pureSpinNanos) {
 					break;
 				}
 			}
