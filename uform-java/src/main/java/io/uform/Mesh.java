@@ -20,7 +20,7 @@ import io.uform.mesh.MemberRecord.MemberDevice;
 /**
  * One process's place among the processes of a multi-host run, made once and borrowed by every
  * trainer. Processes meet through {@code directory/job/}, a directory every host sees; the protocol
- * and its files are described in {@link FileRendezvous}.
+ * and its files are described in the package {@code io.uform.mesh}.
  *
  * <h2>Joining</h2>
  * {@link #bootstrap(Executor, MeshOptions)} returns once all {@code hostDomainCount} processes have
@@ -261,8 +261,7 @@ public final class Mesh implements AutoCloseable {
 	/**
 	 * Whether each device reduces in the NVLink switch, in the devices' order. A loop, as the rest of
 	 * the bootstrap's code is plain classes rather than lambdas and streams: a JVM links a lambda's call
-	 * site when it first runs, which the last process to arrive pays on the critical path of the join
-	 * (about 0.5 ms each in a cold JVM).
+	 * site when it first runs, which the last process to arrive pays on the critical path of the join.
 	 */
 	private static List<Boolean> multicastFlags(List<MemberDevice> devices) {
 		List<Boolean> flags = new ArrayList<>(devices.size());

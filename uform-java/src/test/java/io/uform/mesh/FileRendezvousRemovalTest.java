@@ -61,7 +61,7 @@ class FileRendezvousRemovalTest {
 		put(job, "ready-1.properties", ready(one));
 
 		// Now the old run's last one out carries out the removal it decided on before the new run began.
-		boolean tookALiveRun = FileRendezvous.removeDirectory(this.directory, "job", "old-1", OLD_RUN, OLD_LISTING);
+		boolean tookALiveRun = DirectoryRemoval.removeDirectory(this.directory, "job", "old-1", OLD_RUN, OLD_LISTING);
 
 		assertThat(tookALiveRun).as("whether it saw it had taken a live run's directory").isTrue();
 		// Index 1's files are back (index 0 may have written its own again meanwhile), and no grave is left.
@@ -89,7 +89,7 @@ class FileRendezvousRemovalTest {
 		Files.writeString(job.resolve("not-uform.txt"), "?");
 		Set<String> listed = Set.of("left-0.properties", "left-1.properties", "ready-1.properties",
 				"abort-earlier.properties", "not-uform.txt");
-		assertThat(FileRendezvous.removeDirectory(this.directory, "job", "old-1", OLD_RUN, listed)).isFalse();
+		assertThat(DirectoryRemoval.removeDirectory(this.directory, "job", "old-1", OLD_RUN, listed)).isFalse();
 		assertThat(names(this.directory)).isEmpty();
 	}
 
@@ -107,7 +107,7 @@ class FileRendezvousRemovalTest {
 		MemberRecord fresh = FileRendezvous.announce("job", 1, 2, 1, false, Duration.ofSeconds(10), List.of());
 		Files.write(job.resolve("member-1.properties"), fresh.toBytes());
 		Set<String> listed = Set.of("left-0.properties", "left-1.properties", "abort-earlier.properties");
-		assertThat(FileRendezvous.removeDirectory(this.directory, "job", "old-1", OLD_RUN, listed)).isTrue();
+		assertThat(DirectoryRemoval.removeDirectory(this.directory, "job", "old-1", OLD_RUN, listed)).isTrue();
 		assertThat(names(job)).containsExactly("member-1.properties");
 		assertThat(names(this.directory)).containsExactly("job");
 	}
@@ -123,7 +123,7 @@ class FileRendezvousRemovalTest {
 		Files.writeString(grave.resolve("ready-1.properties"), "ready");
 		Path job = Files.createDirectories(this.directory.resolve("job"));
 		Files.writeString(job.resolve("member-0.properties"), "newer");
-		FileRendezvous.restore(grave, job);
+		DirectoryRemoval.restore(grave, job);
 		assertThat(names(job)).containsExactly("member-0.properties", "ready-1.properties");
 		assertThat(job.resolve("member-0.properties")).hasContent("newer");
 		assertThat(job.resolve("ready-1.properties")).hasContent("ready");
@@ -234,7 +234,7 @@ class FileRendezvousRemovalTest {
 			}
 		});
 		remover.start();
-		FileRendezvous.restore(grave, job);
+		DirectoryRemoval.restore(grave, job);
 		remover.join();
 		assertThat(renamed).as("the second remover took the directory during the merge").isTrue();
 		Set<String> kept = new TreeSet<>(names(job));
@@ -255,7 +255,7 @@ class FileRendezvousRemovalTest {
 			Files.writeString(job.resolve("ready-" + i + ".properties"), marker(i, "new-" + i));
 			Files.writeString(job.resolve("left-" + i + ".properties"), marker(i, "new-" + i));
 		}
-		assertThat(FileRendezvous.removeDirectory(this.directory, "job", "old-1", OLD_RUN, OLD_LISTING)).isFalse();
+		assertThat(DirectoryRemoval.removeDirectory(this.directory, "job", "old-1", OLD_RUN, OLD_LISTING)).isFalse();
 		assertThat(names(this.directory)).isEmpty();
 	}
 
