@@ -27,7 +27,7 @@ import io.uform.mesh.MemberRecord.MemberDevice;
 public final class FileRendezvous {
 
 	/** The protocol version; processes join only when they all speak the same one. */
-	public static final int PROTOCOL = 1;
+	public static final int PROTOCOL = 2;
 
 	/** How often a waiting process looks at the directory. */
 	public static final Duration POLL_INTERVAL = Duration.ofMillis(25);

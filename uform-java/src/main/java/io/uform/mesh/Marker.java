@@ -44,7 +44,7 @@ record Marker(int index, String incarnation, String host, long pid, Instant writ
 		properties.setProperty("marker.incarnation", writer.incarnation());
 		properties.setProperty("marker.host", writer.host());
 		properties.setProperty("marker.pid", Long.toString(writer.pid()));
-		properties.setProperty("marker.written", Instant.now().toString());
+		properties.setProperty("marker.written", MemberRecord.epochNanos(Instant.now()));
 		if (status != null) {
 			properties.setProperty("marker.status", status.name());
 			properties.setProperty("marker.reason", reason);

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
@@ -261,13 +262,13 @@ class FileRendezvousRemovalTest {
 
 	private static String marker(int index, String incarnation) {
 		return "marker.index=" + index + "\nmarker.count=2\nmarker.incarnation=" + incarnation
-				+ "\nmarker.host=node-a\nmarker.pid=7\nmarker.written=2020-01-01T00:00:00Z\n";
+				+ "\nmarker.host=node-a\nmarker.pid=7\nmarker.written=1577836800000000000\n";
 	}
 
 	private static byte[] ready(MemberRecord writer) {
 		return ("marker.index=" + writer.index() + "\nmarker.count=" + writer.count() + "\nmarker.incarnation="
 				+ writer.incarnation() + "\nmarker.host=" + writer.host() + "\nmarker.pid=" + writer.pid()
-				+ "\nmarker.written=" + Instant.now() + "\n").getBytes(StandardCharsets.ISO_8859_1);
+				+ "\nmarker.written=" + ChronoUnit.NANOS.between(Instant.EPOCH, Instant.now()) + "\n").getBytes(StandardCharsets.ISO_8859_1);
 	}
 
 	/** Writes a file whole, then renames it into place, as every process does. */
