@@ -486,7 +486,8 @@ class MeshTest {
 			Files.write(dir.resolve("member-" + index + ".properties"), record.toBytes());
 			Files.writeString(dir.resolve("ready-" + index + ".properties"), "marker.index=" + index + "\nmarker.count="
 					+ count + "\nmarker.incarnation=" + record.incarnation() + "\nmarker.host=" + record.host()
-					+ "\nmarker.pid=" + record.pid() + "\nmarker.written=" + ChronoUnit.NANOS.between(Instant.EPOCH, began) + "\n");
+					+ "\nmarker.pid=" + record.pid() + "\nmarker.written=" + ChronoUnit.NANOS.between(Instant.EPOCH, began)
+					+ "\n");
 		}
 		return dir;
 	}

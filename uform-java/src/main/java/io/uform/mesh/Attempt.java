@@ -214,14 +214,15 @@ final class Attempt {
 	}
 
 	/**
-	 * Sleeps until the next poll, looking up {@code awaited} every {@link FileRendezvous#probeInterval} meanwhile and
-	 * returning as soon as it is there: the join waits for the slowest peer to notice the last file,
-	 * and a lookup of one name costs a fraction of a poll.
+	 * Sleeps until the next poll, looking up {@code awaited} every {@link FileRendezvous#probeInterval}
+	 * meanwhile and returning as soon as it is there: the join waits for the slowest peer to notice the
+	 * last file, and a lookup of one name costs a fraction of a poll.
 	 * @return {@code awaited} when a lookup found it, else {@code null}
 	 */
 	private String waitForNextPoll(String awaited) throws InterruptedException {
 		long next = System.nanoTime() + FileRendezvous.POLL_INTERVAL.toNanos();
-		long probe = (awaited == null) ? FileRendezvous.POLL_INTERVAL.toNanos() : FileRendezvous.probeInterval(this.self.count()).toNanos();
+		long probe = (awaited == null) ? FileRendezvous.POLL_INTERVAL.toNanos()
+				: FileRendezvous.probeInterval(this.self.count()).toNanos();
 		while (true) {
 			long now = System.nanoTime();
 			long left = Math.min(next - now, this.deadline - now);
@@ -439,7 +440,8 @@ final class Attempt {
 					+ "timeout";
 		}
 		else {
-			what = "every index joined, but " + Messages.listed(unready, unreadyCount) + " never confirmed it had read every record (its "
+			what = "every index joined, but " + Messages.listed(unready, unreadyCount)
+					+ " never confirmed it had read every record (its "
 					+ "ready file is missing: it may have died or failed). Check those processes' output, or allow a "
 					+ "longer timeout";
 		}
@@ -481,8 +483,8 @@ final class Attempt {
 	}
 
 	/**
-	 * Gives up for every process because this JVM is exiting (see {@link #abandonAtExit()}), unless
-	 * the join completed: a joined mesh leaves through its own exit hook.
+	 * Gives up for every process because this JVM is exiting (from the exit hook {@link FileRendezvous}
+	 * registers), unless the join completed: a joined mesh leaves through its own exit hook.
 	 */
 	synchronized void giveUpAtExit() {
 		if (this.joined) {

@@ -270,8 +270,8 @@ final class Leftovers {
 	}
 
 	/**
-	 * Why a record found at the first look is stale (see the package's description), or {@code null} when its
-	 * writer may be a live peer.
+	 * Why a record found at the first look is stale (see the package's description), or {@code null}
+	 * when its writer may be a live peer.
 	 * @param record the record
 	 * @param self this process's record
 	 * @return the reason, or {@code null}

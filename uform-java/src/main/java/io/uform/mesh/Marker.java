@@ -60,8 +60,9 @@ record Marker(int index, String incarnation, String host, long pid, Instant writ
 	 */
 	static Marker parse(byte[] bytes) {
 		Properties properties = MemberRecord.load(bytes);
-		return new Marker(MemberRecord.integer(properties, "marker.index"), MemberRecord.text(properties, "marker.incarnation"),
-				MemberRecord.text(properties, "marker.host"), MemberRecord.number(properties, "marker.pid"),
+		return new Marker(MemberRecord.integer(properties, "marker.index"),
+				MemberRecord.text(properties, "marker.incarnation"), MemberRecord.text(properties, "marker.host"),
+				MemberRecord.number(properties, "marker.pid"),
 				MemberRecord.instant(properties, "marker.written"), MemberRecord.integer(properties, "marker.count"),
 				properties.getProperty("marker.status"), properties.getProperty("marker.reason"));
 	}

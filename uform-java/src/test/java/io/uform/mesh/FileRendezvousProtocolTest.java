@@ -83,8 +83,8 @@ class FileRendezvousProtocolTest {
 		Path job = Files.createDirectories(this.directory.resolve("one"));
 		MemberRecord peer = FileRendezvous.announce("one", 1, 2, 1, false, Duration.ofMinutes(1), List.of());
 		String started = (peer.processStarted() == null) ? "" : peer.processStarted().toString();
-		Files.writeString(job.resolve("member-1.properties"), "# uform mesh member record (see io.uform.mesh.FileRendezvous)\n"
-				+ "device.count=0\nmember.bootstrapStarted=" + peer.bootstrapStarted() + "\nmember.count=2\n"
+		Files.writeString(job.resolve("member-1.properties"),
+				"# uform mesh member record (see io.uform.mesh.FileRendezvous)\n" + "device.count=0\nmember.bootstrapStarted=" + peer.bootstrapStarted() + "\nmember.count=2\n"
 				+ "member.gpusPerMultimemDomain=1\nmember.gpusPerMultimemDomain.derived=false\nmember.host=" + peer.host()
 				+ "\nmember.hostKey=" + peer.hostKey().replace(":", "\\:") + "\nmember.incarnation=" + peer.incarnation()
 				+ "\nmember.index=1\nmember.job=one\nmember.pid=" + peer.pid() + "\nmember.processStarted=" + started

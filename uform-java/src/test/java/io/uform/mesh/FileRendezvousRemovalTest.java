@@ -268,7 +268,8 @@ class FileRendezvousRemovalTest {
 	private static byte[] ready(MemberRecord writer) {
 		return ("marker.index=" + writer.index() + "\nmarker.count=" + writer.count() + "\nmarker.incarnation="
 				+ writer.incarnation() + "\nmarker.host=" + writer.host() + "\nmarker.pid=" + writer.pid()
-				+ "\nmarker.written=" + ChronoUnit.NANOS.between(Instant.EPOCH, Instant.now()) + "\n").getBytes(StandardCharsets.ISO_8859_1);
+				+ "\nmarker.written=" + ChronoUnit.NANOS.between(Instant.EPOCH, Instant.now()) + "\n")
+			.getBytes(StandardCharsets.ISO_8859_1);
 	}
 
 	/** Writes a file whole, then renames it into place, as every process does. */
