@@ -20,7 +20,7 @@ import io.uform.mesh.MemberRecord.MemberDevice;
 /**
  * One process's place among the processes of a multi-host run, made once and borrowed by every
  * trainer. Processes meet through {@code directory/job/}, a directory every host sees; the protocol
- * and its files are described in {@link FileRendezvous}.
+ * and its files are described in the package {@code io.uform.mesh}.
  *
  * <h2>Joining</h2>
  * {@link #bootstrap(Executor, MeshOptions)} returns once all {@code hostDomainCount} processes have

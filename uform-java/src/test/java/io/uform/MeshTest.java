@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -382,7 +383,7 @@ class MeshTest {
 	void aReadyFileOfAnEarlierRunIsReported() throws IOException {
 		Path job = Files.createDirectories(this.directory.resolve("ready"));
 		Files.writeString(job.resolve("ready-0.properties"), "marker.index=0\nmarker.count=2\nmarker.incarnation=x\n"
-				+ "marker.host=node-a\nmarker.pid=7\nmarker.written=2020-01-01T00:00:00Z\n");
+				+ "marker.host=node-a\nmarker.pid=7\nmarker.written=1577836800000000000\n");
 		assertThatThrownBy(() -> Mesh.bootstrap(vram(0), options(1, 2, "ready"))).isInstanceOf(UformException.class)
 			.hasMessageContaining("ready-0.properties of index 0 (host node-a, pid 7), written 2020-01-01T00:00:00Z")
 			.hasMessageContaining("use a new job name");
@@ -436,12 +437,12 @@ class MeshTest {
 	@Test
 	void aPeerOfAnotherProtocolThereAtTheFirstLookIsADisagreement() throws Exception {
 		Path job = Files.createDirectories(this.directory.resolve("protocol-first"));
-		Files.write(job.resolve("member-1.properties"), recordOfProtocol(2, "protocol-first", 1, 2).toBytes());
+		Files.write(job.resolve("member-1.properties"), recordOfProtocol(1, "protocol-first", 1, 2).toBytes());
 		assertThatThrownBy(() -> keep(Mesh.bootstrap(vram(0), options(0, 2, "protocol-first"))))
 			.isInstanceOf(UformException.class)
 			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
 			.hasMessageContaining("disagree on the mesh protocol")
-			.hasMessageContaining("member-1.properties speaks protocol 2")
+			.hasMessageContaining("member-1.properties speaks protocol 1")
 			.hasMessageContaining("speaks " + FileRendezvous.PROTOCOL);
 	}
 
@@ -456,13 +457,13 @@ class MeshTest {
 			Thread.sleep(5);
 		}
 		Path temp = job.resolve(".test-member-1");
-		Files.write(temp, recordOfProtocol(2, "protocol-later", 1, 2).toBytes());
+		Files.write(temp, recordOfProtocol(1, "protocol-later", 1, 2).toBytes());
 		Files.move(temp, job.resolve("member-1.properties"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
 		assertThatThrownBy(() -> waiting.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
 			.cause()
 			.isInstanceOf(UformException.class)
 			.hasMessageContaining("disagree on the mesh protocol")
-			.hasMessageContaining("member-1.properties speaks protocol 2");
+			.hasMessageContaining("member-1.properties speaks protocol 1");
 	}
 
 	/** A record of a live process of this JVM (not stale) speaking {@code protocol}. */
@@ -485,7 +486,8 @@ class MeshTest {
 			Files.write(dir.resolve("member-" + index + ".properties"), record.toBytes());
 			Files.writeString(dir.resolve("ready-" + index + ".properties"), "marker.index=" + index + "\nmarker.count="
 					+ count + "\nmarker.incarnation=" + record.incarnation() + "\nmarker.host=" + record.host()
-					+ "\nmarker.pid=" + record.pid() + "\nmarker.written=" + began + "\n");
+					+ "\nmarker.pid=" + record.pid() + "\nmarker.written=" + ChronoUnit.NANOS.between(Instant.EPOCH, began)
+					+ "\n");
 		}
 		return dir;
 	}
@@ -496,7 +498,7 @@ class MeshTest {
 		for (int index = 0; index < 2; index++) {
 			Files.writeString(job.resolve("left-" + index + ".properties"), "marker.index=" + index + "\nmarker.count=2\n"
 					+ "marker.incarnation=old-" + index + "\nmarker.host=node-a\nmarker.pid=7\n"
-					+ "marker.written=2020-01-01T00:00:00Z\n");
+					+ "marker.written=1577836800000000000\n");
 		}
 		List<Mesh> joined = join(List.of(options(0, 2, "finished"), options(1, 2, "finished")));
 		assertThat(names(job)).noneMatch((name) -> name.startsWith("left-"));

@@ -7,8 +7,8 @@ package io.uform.mesh;
  * {@code -}).
  *
  * <p>By hand rather than with regular expressions: the last process to arrive is the first of its
- * JVM to read these names, on the critical path of every join, and compiling and first running the
- * patterns cost it a few percent of its bootstrap's CPU. {@code FileNamesTest} checks that these
+ * JVM to read these names, on the critical path of every join, where compiling and first running the
+ * patterns would come first. {@code FileNamesTest} checks that these
  * methods accept exactly what the patterns {@code <kind>-(\d{1,10})\.properties} and
  * {@code abort-([0-9a-f-]{1,64})\.properties} match.
  */

@@ -20,9 +20,11 @@ import java.util.TreeSet;
  * <h2>The file</h2>
  * {@link java.util.Properties} text (ASCII, anything else escaped, so every host reads it the same
  * whatever its locale; one comment line, no date, keys sorted, so one record always gives the same
- * bytes). Its keys, shown here grouped by meaning (the file sorts them):
+ * bytes). Instants are nanoseconds since the epoch (UTC), which {@link Long#parseLong} reads back: the
+ * years they reach, 1677 to 2262, hold every time a running process can write. Its keys, shown here
+ * grouped by meaning (the file sorts them):
  * <pre>
- * uform.mesh.protocol=1                  # FileRendezvous.PROTOCOL; processes of different versions never join
+ * uform.mesh.protocol=2                  # FileRendezvous.PROTOCOL; processes of different versions never join
  * member.job=run-42
  * member.index=0                         # hostDomainIndex
  * member.count=4                         # hostDomainCount
@@ -32,10 +34,10 @@ import java.util.TreeSet;
  * member.host=node-a                     # the host name
  * member.hostKey=&lt;boot id&gt;/pid:[4026531836]  # Linux boot id and pid namespace; empty where unknown
  * member.pid=1234
- * member.processStarted=2025-…Z          # the process's start, to tell a reused pid apart; empty where unknown
- * member.bootstrapStarted=2025-…Z        # when its bootstrap call began (wall clock)
+ * member.processStarted=1764709674124012636    # the process's start, to tell a reused pid apart; empty where unknown
+ * member.bootstrapStarted=1764709675002000000  # when its bootstrap call began (wall clock)
  * member.timeout=PT2M
- * member.written=2025-…Z
+ * member.written=1764709675003000000
  * device.count=1
  * device.0.vendor=NVIDIA
  * device.0.name=NVIDIA H100 80GB HBM3
@@ -133,10 +135,10 @@ public record MemberRecord(int protocol, String job, int index, int count, int g
 		properties.setProperty("member.host", this.host);
 		properties.setProperty("member.hostKey", this.hostKey);
 		properties.setProperty("member.pid", Long.toString(this.pid));
-		properties.setProperty("member.processStarted", (this.processStarted == null) ? "" : this.processStarted.toString());
-		properties.setProperty("member.bootstrapStarted", this.bootstrapStarted.toString());
+		properties.setProperty("member.processStarted", (this.processStarted == null) ? "" : epochNanos(this.processStarted));
+		properties.setProperty("member.bootstrapStarted", epochNanos(this.bootstrapStarted));
 		properties.setProperty("member.timeout", this.timeout.toString());
-		properties.setProperty("member.written", this.written.toString());
+		properties.setProperty("member.written", epochNanos(this.written));
 		properties.setProperty("device.count", Integer.toString(this.devices.size()));
 		for (int i = 0; i < this.devices.size(); i++) {
 			MemberDevice device = this.devices.get(i);
@@ -271,13 +273,24 @@ public record MemberRecord(int protocol, String job, int index, int count, int g
 		}
 	}
 
+	/**
+	 * An instant as records and markers hold it.
+	 * @param instant the instant, within the years 1677 to 2262
+	 * @return its nanoseconds since the epoch, in decimal
+	 * @throws ArithmeticException when it is outside those years
+	 */
+	static String epochNanos(Instant instant) {
+		return Long.toString(Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano()));
+	}
+
 	static Instant instant(Properties properties, String key) {
 		String value = text(properties, key);
 		try {
-			return InstantText.parse(value.trim());
+			return Instant.ofEpochSecond(0, Long.parseLong(value.trim()));
 		}
-		catch (DateTimeParseException ex) {
-			throw new IllegalArgumentException("key " + key + " = " + value + " is not an ISO-8601 instant", ex);
+		catch (NumberFormatException ex) {
+			throw new IllegalArgumentException("key " + key + " = " + value + " is not an instant in nanoseconds since "
+					+ "the epoch", ex);
 		}
 	}
 

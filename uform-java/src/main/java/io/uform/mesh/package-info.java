@@ -1,7 +1,119 @@
 /**
- * The mesh's rendezvous: the processes of one multi-host run meet through files in a directory every
- * host sees ({@link io.uform.mesh.FileRendezvous}, which documents the protocol and its files), each
- * announcing itself with a {@link io.uform.mesh.MemberRecord}. {@link io.uform.Mesh} is the public
- * entry point; see {@code docs/mesh.md}.
+ * The mesh's rendezvous: the processes of one multi-host run meet through files in
+ * {@code <directory>/<job>/}, a directory every host sees (a local disk for processes of one host,
+ * NFS or another shared file system across hosts). {@link io.uform.Mesh} is the public entry point
+ * and {@link io.uform.mesh.FileRendezvous} the rendezvous it joins and leaves; see {@code docs/mesh.md}.
+ *
+ * <h2>Files</h2>
+ * Every file is {@link java.util.Properties} text, written whole to {@code .tmp-<incarnation>-<name>}
+ * and renamed onto its name atomically, so a reader sees a file complete or not at all. A member
+ * record is hard-linked onto its name instead ({@code link(2)}, which, unlike a rename, fails when the
+ * name is taken), so that of two processes claiming one index at the same moment exactly one holds it.
+ * The <em>incarnation</em> is a random id of one bootstrap call: it tells two processes that claim one
+ * index apart, and a file of this run from one of an earlier run.
+ * <table>
+ * <caption>Files of the job directory</caption>
+ * <tr><th>file</th><th>written by</th><th>says</th><th>removed</th></tr>
+ * <tr><td>{@code member-<i>.properties}</td><td>process {@code i}, first</td><td>its
+ *     {@link io.uform.mesh.MemberRecord}: index, count, host, pid, devices,
+ *     {@code gpusPerMultimemDomain}, protocol</td><td>by its writer when it leaves or fails</td></tr>
+ * <tr><td>{@code ready-<i>.properties}</td><td>process {@code i}, once it has read every member's
+ *     record and agrees with each</td><td>its index and incarnation</td><td>by its writer when it fails;
+ *     otherwise with the directory</td></tr>
+ * <tr><td>{@code left-<i>.properties}</td><td>process {@code i} when it leaves</td><td>its index,
+ *     incarnation and the count</td><td>with the directory</td></tr>
+ * <tr><td>{@code abort-<incarnation>.properties}</td><td>a process that gives up the bootstrap for
+ *     everyone</td><td>who, the status and the reason</td><td>with the directory</td></tr>
+ * </table>
+ * Every file names the protocol version ({@link io.uform.mesh.FileRendezvous#PROTOCOL}); a record of
+ * another version is a disagreement, checked before the record is parsed, so that the message names
+ * both versions rather than a key the other version spells differently.
+ *
+ * <h2>Join</h2>
+ * <ol>
+ * <li>Look once at what the directory holds before writing anything ({@code Leftovers}). A run that
+ *     finished (a {@code left-<i>} for every index of its count) is removed. Anything else an earlier
+ *     run left is reported and this process gives up, naming each file's writer and the fix (remove the
+ *     job directory, or use a new job name): see <em>Stale records</em>. A live record of this
+ *     process's own index means two processes claim it: see <em>Failures</em>. {@code abort-*} files
+ *     found here belong to an earlier attempt and are ignored.</li>
+ * <li>Write {@code member-<i>}.</li>
+ * <li>Poll every {@link io.uform.mesh.FileRendezvous#POLL_INTERVAL} ({@code Attempt}): list the
+ *     directory, read each member record not read yet and check it agrees with this process
+ *     ({@code Agreement}). Once every index has a record, write {@code ready-<i>} and, after its first
+ *     write only, poll again at once (the peers may have written theirs meanwhile); once every index has
+ *     a {@code ready-<j>} of the incarnation whose record was read, the join is complete.</li>
+ * </ol>
+ * Between two polls a process looks up, every
+ * {@link io.uform.mesh.FileRendezvous#probeInterval(int) probe interval}, the one file it waits for (the
+ * record of the lowest index not seen, else the {@code ready} of the lowest index not ready) and polls
+ * at once when it appears: the join ends when the slowest process notices the last file, and a lookup
+ * of one name costs far less than a poll. A file a lookup found counts as listed even where the
+ * listing does not show it yet (an NFS client's cached listing).
+ * The second barrier ({@code ready}) lets a fast process return and later leave without stranding a
+ * slow one: a process returns only after every process has read every record, so removing its record
+ * afterwards hides nothing from anyone. {@code ready} files stay until the directory goes.
+ *
+ * <h2>Failures: all or nothing</h2>
+ * Within the timeout every process joins or every process fails; a failing process removes its own
+ * {@code member} and {@code ready} files (only while they carry its incarnation). A process that finds
+ * a disagreement, a second claim of its index, runs out of time, is interrupted or exits also writes
+ * {@code abort-<incarnation>} with its status and message; every other process polling sees it and
+ * fails at once with that status, naming who gave up and why. So two processes claiming index
+ * {@code i} both fail naming both pids: the second sees the first's record at its first look, or its
+ * claim fails because the first holds the name, and aborts. (On a file system without hard links the
+ * claim is a rename; the first then sees a record not its own at its next poll and aborts.) A second
+ * claim that arrives after the run joined fails alone. Limit: a process whose deadline passes while
+ * every {@code ready} but one is there fails, while a peer that saw that last {@code ready} a moment
+ * before may have returned; no file protocol without a coordinator closes that window.
+ *
+ * <h2>Stale records</h2>
+ * A record found at the first look is left by an earlier run, for sure, when:
+ * <ul>
+ * <li>it comes from this host (same host name, boot id and pid namespace) and its pid is gone, or
+ *     names a process that started at another time (pid reused);</li>
+ * <li>it comes from a host of the same name whose boot id differs (the host rebooted since, or another
+ *     machine or pod has that name, as a re-created Kubernetes Job's pods do);</li>
+ * <li>its writer began its bootstrap more than the timeout (the longer of its and this process's)
+ *     before this process began: a live peer never waits longer than its timeout. Not when it comes from
+ *     this host and its process runs, for sure (pid and start time match): that is a live run.</li>
+ * </ul>
+ * {@code left-*} files found at the first look are an earlier run's, and so is a {@code ready-<j>}
+ * unless {@code member-<j>} of the same incarnation is there and not stale: that is a run that joined
+ * (or is joining) without this process, which then fails alone, having written nothing; never with
+ * "remove the directory", which would stop a live run. The age rule compares wall clocks across hosts:
+ * with clocks apart by S, a live peer that began more than timeout - S before is reported as stale (the
+ * run fails with the fix; it never joins a wrong peer), and a crashed process's record that began less
+ * than timeout + S before is not recognised (the wait times out naming its index). Keep clocks in sync
+ * (NTP); skew far below the timeout is harmless.
+ *
+ * <h2>Leave</h2>
+ * Leaving writes {@code left-<i>}, removes {@code member-<i>}, and the last one out renames the
+ * directory to {@code .<job>.removed-<incarnation>} beside it and deletes that
+ * ({@code DirectoryRemoval}). The rename comes first so that a new run of the job that starts
+ * meanwhile writes into a fresh directory.
+ *
+ * <p><b>Removal never takes a live run's files.</b> The remover decides from a listing that its run
+ * finished, then renames; in between (a GC pause, an NFS stall) a new run may have removed the finished
+ * run itself, made the directory again and joined. So after the rename the remover reads the grave and
+ * deletes only the finished run's files: those of its incarnations, the abort files it listed, and
+ * unreadable ones. If a member or ready file of another incarnation is there, the rest goes back into
+ * {@code <job>}: the grave renamed back whole when {@code <job>} is absent or empty, otherwise file by
+ * file with {@code link(2)}, which never replaces a name, so a file the live run wrote again meanwhile
+ * wins. A file leaves the grave only once it is back (or a newer one is), and a second remover that
+ * renames the directory away mid-merge restores what it took the same way. Meanwhile the live run's
+ * waiting processes write their files again (each poll writes its own back when it is missing); one
+ * that has returned depends on the restore for its {@code ready}, which a slow peer still needs.
+ * Limits of the window: a file whose writer resolved {@code <job>} before the rename lands in the grave
+ * late and is restored only if the grave goes back whole; a process that leaves in the window cannot
+ * write its {@code left} (logged; the next run reports its record).
+ *
+ * <h2>Shared file systems</h2>
+ * Nothing relies on inotify or locks: polling is bounded (the lookups between polls add at most 2000 a
+ * second for a whole run), indices are claimed by {@code link(2)} (atomic on NFS too), and every file is
+ * closed before it is linked or renamed, as NFS's close-to-open consistency needs. NFS clients cache
+ * directory listings for {@code acdirmin}..{@code acdirmax} (30-60 s by default), so a new file may
+ * show late; mount the directory with {@code lookupcache=positive} or {@code actimeo=1}, or keep the
+ * timeout well above that.
  */
 package io.uform.mesh;

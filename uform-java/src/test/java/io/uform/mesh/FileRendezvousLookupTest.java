@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -217,7 +218,8 @@ class FileRendezvousLookupTest {
 	private static byte[] ready(MemberRecord writer) {
 		return ("marker.kind=ready\nmarker.index=" + writer.index() + "\nmarker.count=" + writer.count()
 				+ "\nmarker.incarnation=" + writer.incarnation() + "\nmarker.host=" + writer.host() + "\nmarker.pid="
-				+ writer.pid() + "\nmarker.written=" + Instant.now() + "\n").getBytes(StandardCharsets.ISO_8859_1);
+				+ writer.pid() + "\nmarker.written=" + ChronoUnit.NANOS.between(Instant.EPOCH, Instant.now()) + "\n")
+			.getBytes(StandardCharsets.ISO_8859_1);
 	}
 
 	/** Writes a file whole and renames it into place, as every process does. */

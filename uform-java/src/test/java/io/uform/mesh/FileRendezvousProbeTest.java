@@ -16,30 +16,30 @@ class FileRendezvousProbeTest {
 
 	@Test
 	void whileRecordsAreMissingItAwaitsTheLowestMissingOne() {
-		assertThat(FileRendezvous.awaited(4, Set.of(0, 2), Set.of(), Set.of("member-0.properties", "member-2.properties")))
+		assertThat(Attempt.awaited(4, Set.of(0, 2), Set.of(), Set.of("member-0.properties", "member-2.properties")))
 			.isEqualTo("member-1.properties");
-		assertThat(FileRendezvous.awaited(4, Set.of(1, 2, 3), Set.of(), Set.of())).isEqualTo("member-0.properties");
-		assertThat(FileRendezvous.awaited(8, Set.of(0, 1, 2, 3, 4, 5, 6), Set.of(), Set.of())).isEqualTo("member-7.properties");
+		assertThat(Attempt.awaited(4, Set.of(1, 2, 3), Set.of(), Set.of())).isEqualTo("member-0.properties");
+		assertThat(Attempt.awaited(8, Set.of(0, 1, 2, 3, 4, 5, 6), Set.of(), Set.of())).isEqualTo("member-7.properties");
 	}
 
 	@Test
 	void onceEveryRecordWasReadItAwaitsTheLowestReadyNotReadYet() {
 		Set<Integer> all = Set.of(0, 1, 2);
-		assertThat(FileRendezvous.awaited(3, all, Set.of(0), Set.of("ready-0.properties"))).isEqualTo("ready-1.properties");
-		assertThat(FileRendezvous.awaited(3, all, Set.of(0, 1), Set.of())).isEqualTo("ready-2.properties");
+		assertThat(Attempt.awaited(3, all, Set.of(0), Set.of("ready-0.properties"))).isEqualTo("ready-1.properties");
+		assertThat(Attempt.awaited(3, all, Set.of(0, 1), Set.of())).isEqualTo("ready-2.properties");
 	}
 
 	@Test
 	void aFileThatIsListedButDidNotCountIsLeftToThePolls() {
 		// Listed but not read: a rival's, or unreadable. Looking it up again would poll at every lookup.
-		assertThat(FileRendezvous.awaited(2, Set.of(0), Set.of(), Set.of("member-1.properties"))).isNull();
-		assertThat(FileRendezvous.awaited(2, Set.of(0, 1), Set.of(0), Set.of("ready-1.properties"))).isNull();
+		assertThat(Attempt.awaited(2, Set.of(0), Set.of(), Set.of("member-1.properties"))).isNull();
+		assertThat(Attempt.awaited(2, Set.of(0, 1), Set.of(0), Set.of("ready-1.properties"))).isNull();
 	}
 
 	@Test
 	void nothingIsAwaitedWhenAllIsThereOrTheListingFailed() {
-		assertThat(FileRendezvous.awaited(2, Set.of(0, 1), Set.of(0, 1), Set.of())).isNull();
-		assertThat(FileRendezvous.awaited(2, Set.of(0), Set.of(), null)).isNull();
+		assertThat(Attempt.awaited(2, Set.of(0, 1), Set.of(0, 1), Set.of())).isNull();
+		assertThat(Attempt.awaited(2, Set.of(0), Set.of(), null)).isNull();
 	}
 
 	@Test

@@ -56,19 +56,49 @@ class FileRendezvousProtocolTest {
 	@Test
 	void anUnparsableRecordOfAnotherProtocolIsADisagreementNotALeftover() throws Exception {
 		Path job = Files.createDirectories(this.directory.resolve("other"));
-		Files.writeString(job.resolve("member-1.properties"), "uform.mesh.protocol=2\nmember.slot=1\nmember.of=2\n",
-				StandardCharsets.ISO_8859_1);
+		int other = FileRendezvous.PROTOCOL + 1;
+		Files.writeString(job.resolve("member-1.properties"), "uform.mesh.protocol=" + other
+				+ "\nmember.slot=1\nmember.of=2\n", StandardCharsets.ISO_8859_1);
 		MemberRecord self = FileRendezvous.announce("other", 0, 2, 1, false, Duration.ofSeconds(3), List.of());
 
 		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
 			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
 			.hasMessageContaining("disagree on the mesh protocol")
-			.hasMessageContaining("member-1.properties speaks protocol 2")
+			.hasMessageContaining("member-1.properties speaks protocol " + other)
 			.hasMessageContaining("run one uform version on every host")
 			.hasMessageNotContaining("holds files left by an earlier run");
 		// It wrote nothing: the other version's run finds its directory as it was.
 		try (var files = Files.list(job)) {
 			assertThat(files.map((path) -> path.getFileName().toString())).containsExactly("member-1.properties");
 		}
+	}
+
+	/**
+	 * A live peer running the version before instants were written as epoch nanoseconds (protocol 1,
+	 * ISO-8601 text, which this version no longer parses): refused as a disagreement naming both
+	 * versions, not as an unreadable leftover.
+	 */
+	@Test
+	void aRecordOfProtocolOneWithTextInstantsIsRefusedNamingBothVersions() throws Exception {
+		Path job = Files.createDirectories(this.directory.resolve("one"));
+		MemberRecord peer = FileRendezvous.announce("one", 1, 2, 1, false, Duration.ofMinutes(1), List.of());
+		String started = (peer.processStarted() == null) ? "" : peer.processStarted().toString();
+		Files.writeString(job.resolve("member-1.properties"),
+				"# uform mesh member record (see io.uform.mesh.FileRendezvous)\n" + "device.count=0\nmember.bootstrapStarted=" + peer.bootstrapStarted() + "\nmember.count=2\n"
+				+ "member.gpusPerMultimemDomain=1\nmember.gpusPerMultimemDomain.derived=false\nmember.host=" + peer.host()
+				+ "\nmember.hostKey=" + peer.hostKey().replace(":", "\\:") + "\nmember.incarnation=" + peer.incarnation()
+				+ "\nmember.index=1\nmember.job=one\nmember.pid=" + peer.pid() + "\nmember.processStarted=" + started
+				+ "\nmember.timeout=PT1M\nmember.written=" + peer.written() + "\nuform.mesh.protocol=1\n",
+				StandardCharsets.ISO_8859_1);
+		assertThat(FileRendezvous.PROTOCOL).isEqualTo(2);
+		MemberRecord self = FileRendezvous.announce("one", 0, 2, 1, false, Duration.ofSeconds(3), List.of());
+
+		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+			.hasMessageContaining("disagree on the mesh protocol")
+			.hasMessageContaining("member-1.properties speaks protocol 1, index 0 (host " + self.host() + ", pid "
+					+ self.pid() + ") speaks 2")
+			.hasMessageNotContaining("cannot be read")
+			.hasMessageNotContaining("holds files left by an earlier run");
 	}
 }

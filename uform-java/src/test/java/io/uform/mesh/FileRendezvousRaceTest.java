@@ -42,8 +42,8 @@ class FileRendezvousRaceTest {
 		// A rename replaced the first claimer's record with the second's, and the second could join while
 		// the first found out only at its next poll, after the run had joined.
 		Path job = Files.createDirectories(this.directory.resolve("job"));
-		FileRendezvous.claimForTest(job, "first", "member-0.properties", "first".getBytes(StandardCharsets.UTF_8));
-		assertThatThrownBy(() -> FileRendezvous.claimForTest(job, "second", "member-0.properties",
+		new JobFiles(job, "first").claim("member-0.properties", "first".getBytes(StandardCharsets.UTF_8));
+		assertThatThrownBy(() -> new JobFiles(job, "second").claim("member-0.properties",
 				"second".getBytes(StandardCharsets.UTF_8)))
 			.isInstanceOf(FileAlreadyExistsException.class);
 		assertThat(job.resolve("member-0.properties")).hasContent("first");
@@ -72,21 +72,24 @@ class FileRendezvousRaceTest {
 				(names) -> names.containsAll(Set.of("ready-0.properties", "ready-1.properties")));
 		for (int trial = 0; trial < 4 * points.size(); trial++) {
 			Predicate<Set<String>> resume = points.get(trial % points.size());
+			// The old run sees the directory through an observed file system, which holds its last one out
+			// just before it renames the directory away: after it decided, from its listing, to remove it.
+			Path observed = ObservedFileSystem.observe(this.directory);
 			List<CompletableFuture<FileRendezvous>> old = new ArrayList<>();
 			for (int i = 0; i < 2; i++) {
 				MemberRecord self = FileRendezvous.announce("job", i, 2, 1, false, Duration.ofSeconds(10), List.of());
-				old.add(CompletableFuture.supplyAsync(() -> FileRendezvous.join(this.directory, self),
+				old.add(CompletableFuture.supplyAsync(() -> FileRendezvous.join(observed, self),
 						FileRendezvousRaceTest::thread));
 			}
 			FileRendezvous a = old.get(0).get(20, TimeUnit.SECONDS);
 			FileRendezvous b = old.get(1).get(20, TimeUnit.SECONDS);
 			CountDownLatch decided = new CountDownLatch(1);
 			CountDownLatch goOn = new CountDownLatch(1);
-			b.beforeRemovalForTest(() -> {
+			a.leave();
+			ObservedFileSystem.of(observed).beforeMovingInto((name) -> name.startsWith(".job.removed-"), () -> {
 				decided.countDown();
 				await(goOn);
 			});
-			a.leave();
 			CompletableFuture<Void> leaving = CompletableFuture.runAsync(b::leave, FileRendezvousRaceTest::thread);
 			assertThat(decided.await(20, TimeUnit.SECONDS)).as("the last one out decided to remove the directory").isTrue();
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
@@ -61,7 +62,7 @@ class FileRendezvousRemovalTest {
 		put(job, "ready-1.properties", ready(one));
 
 		// Now the old run's last one out carries out the removal it decided on before the new run began.
-		boolean tookALiveRun = FileRendezvous.removeDirectory(this.directory, "job", "old-1", OLD_RUN, OLD_LISTING);
+		boolean tookALiveRun = DirectoryRemoval.removeDirectory(this.directory, "job", "old-1", OLD_RUN, OLD_LISTING);
 
 		assertThat(tookALiveRun).as("whether it saw it had taken a live run's directory").isTrue();
 		// Index 1's files are back (index 0 may have written its own again meanwhile), and no grave is left.
@@ -89,7 +90,7 @@ class FileRendezvousRemovalTest {
 		Files.writeString(job.resolve("not-uform.txt"), "?");
 		Set<String> listed = Set.of("left-0.properties", "left-1.properties", "ready-1.properties",
 				"abort-earlier.properties", "not-uform.txt");
-		assertThat(FileRendezvous.removeDirectory(this.directory, "job", "old-1", OLD_RUN, listed)).isFalse();
+		assertThat(DirectoryRemoval.removeDirectory(this.directory, "job", "old-1", OLD_RUN, listed)).isFalse();
 		assertThat(names(this.directory)).isEmpty();
 	}
 
@@ -107,7 +108,7 @@ class FileRendezvousRemovalTest {
 		MemberRecord fresh = FileRendezvous.announce("job", 1, 2, 1, false, Duration.ofSeconds(10), List.of());
 		Files.write(job.resolve("member-1.properties"), fresh.toBytes());
 		Set<String> listed = Set.of("left-0.properties", "left-1.properties", "abort-earlier.properties");
-		assertThat(FileRendezvous.removeDirectory(this.directory, "job", "old-1", OLD_RUN, listed)).isTrue();
+		assertThat(DirectoryRemoval.removeDirectory(this.directory, "job", "old-1", OLD_RUN, listed)).isTrue();
 		assertThat(names(job)).containsExactly("member-1.properties");
 		assertThat(names(this.directory)).containsExactly("job");
 	}
@@ -123,7 +124,7 @@ class FileRendezvousRemovalTest {
 		Files.writeString(grave.resolve("ready-1.properties"), "ready");
 		Path job = Files.createDirectories(this.directory.resolve("job"));
 		Files.writeString(job.resolve("member-0.properties"), "newer");
-		FileRendezvous.restore(grave, job);
+		DirectoryRemoval.restore(grave, job);
 		assertThat(names(job)).containsExactly("member-0.properties", "ready-1.properties");
 		assertThat(job.resolve("member-0.properties")).hasContent("newer");
 		assertThat(job.resolve("ready-1.properties")).hasContent("ready");
@@ -234,7 +235,7 @@ class FileRendezvousRemovalTest {
 			}
 		});
 		remover.start();
-		FileRendezvous.restore(grave, job);
+		DirectoryRemoval.restore(grave, job);
 		remover.join();
 		assertThat(renamed).as("the second remover took the directory during the merge").isTrue();
 		Set<String> kept = new TreeSet<>(names(job));
@@ -255,19 +256,20 @@ class FileRendezvousRemovalTest {
 			Files.writeString(job.resolve("ready-" + i + ".properties"), marker(i, "new-" + i));
 			Files.writeString(job.resolve("left-" + i + ".properties"), marker(i, "new-" + i));
 		}
-		assertThat(FileRendezvous.removeDirectory(this.directory, "job", "old-1", OLD_RUN, OLD_LISTING)).isFalse();
+		assertThat(DirectoryRemoval.removeDirectory(this.directory, "job", "old-1", OLD_RUN, OLD_LISTING)).isFalse();
 		assertThat(names(this.directory)).isEmpty();
 	}
 
 	private static String marker(int index, String incarnation) {
 		return "marker.index=" + index + "\nmarker.count=2\nmarker.incarnation=" + incarnation
-				+ "\nmarker.host=node-a\nmarker.pid=7\nmarker.written=2020-01-01T00:00:00Z\n";
+				+ "\nmarker.host=node-a\nmarker.pid=7\nmarker.written=1577836800000000000\n";
 	}
 
 	private static byte[] ready(MemberRecord writer) {
 		return ("marker.index=" + writer.index() + "\nmarker.count=" + writer.count() + "\nmarker.incarnation="
 				+ writer.incarnation() + "\nmarker.host=" + writer.host() + "\nmarker.pid=" + writer.pid()
-				+ "\nmarker.written=" + Instant.now() + "\n").getBytes(StandardCharsets.ISO_8859_1);
+				+ "\nmarker.written=" + ChronoUnit.NANOS.between(Instant.EPOCH, Instant.now()) + "\n")
+			.getBytes(StandardCharsets.ISO_8859_1);
 	}
 
 	/** Writes a file whole, then renames it into place, as every process does. */

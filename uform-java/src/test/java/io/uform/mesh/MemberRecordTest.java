@@ -85,4 +85,16 @@ class MemberRecordTest {
 		assertThatIllegalArgumentException().isThrownBy(() -> MemberRecord.parse(below))
 			.withMessage("key member.index = -2147483649 is out of range");
 	}
+
+	@Test
+	void instantsAreWrittenAsNanosecondsSinceTheEpochAndTextIsRefusedNamingTheKey() {
+		MemberRecord record = record(0, Instant.parse("2025-01-02T03:04:05.000000007Z"));
+		String text = new String(record.toBytes(), StandardCharsets.ISO_8859_1);
+		assertThat(text).contains("member.processStarted=1735787045000000007\n",
+				"member.bootstrapStarted=1735787045000000000\n", "member.written=1735787045000000000\n");
+		byte[] iso = replace(record.toBytes(), "member.written=1735787045000000000\n",
+				"member.written=2025-01-02T03:04:05Z\n");
+		assertThatIllegalArgumentException().isThrownBy(() -> MemberRecord.parse(iso))
+			.withMessage("key member.written = 2025-01-02T03:04:05Z is not an instant in nanoseconds since the epoch");
+	}
 }

@@ -34,7 +34,7 @@ class StalenessTest {
 
 	@Test
 	void aRecordOfThisHostNameUnderAnotherBootIdIsStaleAndTheReasonSaysAnotherPodMayHaveTheName() {
-		String reason = FileRendezvous.staleness(recent("uform-train-2", "boot-b/pid:[4026531836]"),
+		String reason = Leftovers.staleness(recent("uform-train-2", "boot-b/pid:[4026531836]"),
 				self("uform-train-2", "boot-a/pid:[4026531836]"));
 		assertThat(reason).contains("host uform-train-2", "another boot id", "rebooted",
 				"another machine or pod of the same host name", "Kubernetes Job");
@@ -42,15 +42,15 @@ class StalenessTest {
 
 	@Test
 	void aRecentRecordOfAnotherHostNameMayBeALivePeer() {
-		assertThat(FileRendezvous.staleness(recent("uform-train-1", "boot-b/pid:[4026531836]"),
+		assertThat(Leftovers.staleness(recent("uform-train-1", "boot-b/pid:[4026531836]"),
 				self("uform-train-2", "boot-a/pid:[4026531836]"))).isNull();
 	}
 
 	@Test
 	void withoutAHostKeyOnEitherSideOnlyTheAgeDecides() {
-		assertThat(FileRendezvous.staleness(recent("uform-train-2", ""), self("uform-train-2", "boot-a/pid:[1]")))
+		assertThat(Leftovers.staleness(recent("uform-train-2", ""), self("uform-train-2", "boot-a/pid:[1]")))
 			.isNull();
-		assertThat(FileRendezvous.staleness(recent("uform-train-2", "boot-b/pid:[1]"), self("uform-train-2", "")))
+		assertThat(Leftovers.staleness(recent("uform-train-2", "boot-b/pid:[1]"), self("uform-train-2", "")))
 			.isNull();
 	}
 }

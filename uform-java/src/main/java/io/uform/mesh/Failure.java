@@ -1,0 +1,53 @@
+package io.uform.mesh;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+import io.uform.UformException;
+import io.uform.UformException.Status;
+
+/**
+ * A failure of the join, with whether the others should hear of it through an abort file. Checked,
+ * so that every step of the join says it can give up; its message is the exception's, which is what
+ * the caller of {@link FileRendezvous#join} gets.
+ */
+final class Failure extends Exception {
+
+	private static final long serialVersionUID = 1L;
+
+	final transient UformException exception;
+
+	final boolean abortOthers;
+
+	Failure(UformException exception, boolean abortOthers) {
+		super(exception.getMessage(), null, false, false);
+		this.exception = exception;
+		this.abortOthers = abortOthers;
+	}
+
+	/**
+	 * The failure of a join that was interrupted.
+	 * @param self the record of the process that waited
+	 * @param cause the interrupt, as the JDK reported it
+	 * @return the exception the caller gets
+	 */
+	static UformException interrupted(MemberRecord self, Exception cause) {
+		return new UformException(Status.INTERRUPTED, "Mesh bootstrap of job '" + self.job() + "' was interrupted while "
+				+ self.who() + " waited for its peers; every process gives up, and the interrupt flag is still set", cause);
+	}
+
+	/**
+	 * The failure of a join whose directory cannot be used. The directory option is named as the field
+	 * it is, so that the starter's failure analysis names {@code uform.mesh.directory} and where it was set.
+	 * @param directory the mesh directory
+	 * @param jobDirectory the job's directory in it
+	 * @param job the job
+	 * @param ex what went wrong
+	 * @return the exception the caller gets
+	 */
+	static UformException cannotUse(Path directory, Path jobDirectory, String job, IOException ex) {
+		return UformException.invalid("directory", directory, "mesh job '" + job + "' cannot use " + jobDirectory
+				+ " (" + ex + "); make " + directory + " writable by this user on every host (and mounted, where it is a "
+				+ "shared file system), or, where it is, look at the file system itself (full, or a stale NFS handle)", ex);
+	}
+}
