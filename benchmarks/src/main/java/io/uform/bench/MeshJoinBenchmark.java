@@ -341,11 +341,12 @@ public final class MeshJoinBenchmark {
 			ProcessHandle.current().pid();
 			try {
 				java.util.Properties properties = new java.util.Properties();
-				properties.setProperty("written", java.time.Instant.now().toString());
+				Instant now = Instant.now();
+				properties.setProperty("written", Long.toString(now.getEpochSecond() * 1_000_000_000L + now.getNano()));
 				java.io.StringWriter text = new java.io.StringWriter();
 				properties.store(text, null);
 				properties.load(new java.io.StringReader(text.toString()));
-				java.time.Instant.parse(properties.getProperty("written"));
+				Long.parseLong(properties.getProperty("written"));
 				Path scratch = java.nio.file.Files.createTempDirectory("uform-warm");
 				Path file = scratch.resolve(".tmp-a");
 				java.nio.file.Files.write(file, text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
