@@ -58,6 +58,8 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 		if (property == null || !PREFIX.isAncestorOf(property.getName()) || reason == null
 				|| reason instanceof UnboundConfigurationPropertiesException
 				|| reason instanceof BindValidationException) {
+			// Not one uform value that was refused (a list with a gap, a validation failure): Boot's own
+			// analyzers report those.
 			return null;
 		}
 		String name = property.getName().toString();

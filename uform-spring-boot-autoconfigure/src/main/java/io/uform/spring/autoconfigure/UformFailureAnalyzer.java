@@ -1,6 +1,6 @@
 package io.uform.spring.autoconfigure;
 
-import java.util.Set;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -26,8 +26,10 @@ import io.uform.UformException;
  */
 class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 
-	private static final Set<String> UFORM_BEANS = Set.of(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME,
-			UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, UformAutoConfiguration.MESH_BEAN_NAME);
+	/** The properties each uform bean is made from, by the bean's name. */
+	private static final Map<String, String> PROPERTIES = Map.of(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME,
+			"uform.ram.*", UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, "uform.vram.*",
+			UformAutoConfiguration.MESH_BEAN_NAME, "uform.mesh.*");
 
 	private final @Nullable Environment environment;
 
@@ -42,7 +44,7 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 			return new FailureAnalysis(fromBean.getMessage(), fromBean.getAction(), cause);
 		}
 		String bean = failedBean(rootFailure);
-		if (bean != null && (cause.field() != null || !UFORM_BEANS.contains(bean))) {
+		if (bean != null && (cause.field() != null || !PROPERTIES.containsKey(bean))) {
 			// The user's own code called uform while its bean was made (a fork in a constructor, say), and
 			// uform refused the call: the uform beans turn a refused field into a property or bean report.
 			String what = (cause.field() != null) ? cause.field() + " = " + shown(cause.value()) + " is invalid"
@@ -76,9 +78,9 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 	}
 
 	private static String action(UformException cause, @Nullable String bean) {
-		boolean mesh = UformAutoConfiguration.MESH_BEAN_NAME.equals(bean);
-		String properties = mesh ? "uform.mesh.*" : "the uform.* properties";
-		if (cause.status() == UformException.Status.NO_DEVICE && mesh) {
+		String properties = (bean != null) ? PROPERTIES.getOrDefault(bean, "the uform.* properties")
+				: "the uform.* properties";
+		if (cause.status() == UformException.Status.NO_DEVICE && UformAutoConfiguration.MESH_BEAN_NAME.equals(bean)) {
 			// The mesh needs the VRAM executor; the description says what kept it from being made.
 			return "Make the VRAM executor as the description says, or, to start without a mesh, remove "
 					+ "uform.mesh.host-domain-count.";
