@@ -1,5 +1,6 @@
 package io.uform.spring.autoconfigure;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
@@ -121,7 +122,11 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 			ClassLoader classLoader = UformBindFailureAnalyzer.class.getClassLoader();
 			for (URL url : Collections.list(classLoader.getResources(METADATA))) {
 				try (InputStream in = url.openStream()) {
-					builder.withJsonResource(in, StandardCharsets.UTF_8);
+					byte[] json = in.readAllBytes();
+					// Only the files that declare uform properties: another jar's, unreadable, must not hide ours.
+					if (new String(json, StandardCharsets.UTF_8).contains("\"uform.")) {
+						builder.withJsonResource(new ByteArrayInputStream(json), StandardCharsets.UTF_8);
+					}
 				}
 			}
 			return builder.build().getAllProperties().get(name);
