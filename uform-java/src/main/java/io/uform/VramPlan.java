@@ -206,7 +206,7 @@ final class VramPlan {
 			if (!runsOn(asked, device.gpuClass())) {
 				throw UformException.invalid("gpuClass", "'" + asked + "'", "device " + ordinals.get(i) + " (" + device.name()
 						+ ") is " + device.gpuClass() + ", which cannot run " + asked
-						+ " kernels; leave gpuClass absent to use each device's own class");
+						+ " kernels; leave it absent to use each device's own class");
 			}
 		}
 		return asked;

@@ -168,7 +168,7 @@ class VramPlanTest {
 	void aNewerNvidiaClassIsRefusedOnAnOlderDeviceAndAnNvidiaClassOnAnAmdOne() {
 		assertThat(invalid(ExecutorForVramConfig.defaults().withGpuClass("nvidia-hopper"), A100).fix())
 			.isEqualTo("device 0 (NVIDIA A100-SXM4-40GB) is nvidia-ampere, which cannot run nvidia-hopper kernels; "
-					+ "leave gpuClass absent to use each device's own class");
+					+ "leave it absent to use each device's own class");
 		assertThat(invalid(ExecutorForVramConfig.defaults().withGpuClass("nvidia-kepler"), MI300X).fix())
 			.startsWith("device 0 (AMD Instinct MI300X) is amd-cdna3, which cannot run nvidia-kepler kernels");
 		assertThat(plan(ExecutorForVramConfig.defaults().withGpuClass("nvidia-kepler"), H100).gpuClass)

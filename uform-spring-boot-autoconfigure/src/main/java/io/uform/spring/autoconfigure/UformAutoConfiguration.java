@@ -13,7 +13,6 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -82,8 +81,8 @@ public final class UformAutoConfiguration {
 	@ConditionalOnBooleanProperty(name = "uform.ram.enabled", matchIfMissing = true)
 	ExecutorForRamConfig uformRamExecutorConfig(UformProperties properties,
 			ObjectProvider<ExecutorForRamConfigCustomizer> customizers, ListableBeanFactory beans) {
-		return customize("uformRamExecutorConfig", ramConfig(properties), ExecutorForRamConfigCustomizer.class,
-				customizers, beans, ExecutorForRamConfigCustomizer::customize);
+		return customize(ramConfig(properties), ExecutorForRamConfigCustomizer.class, customizers, beans,
+				ExecutorForRamConfigCustomizer::customize).result();
 	}
 
 	/**
@@ -104,8 +103,18 @@ public final class UformAutoConfiguration {
 	@Bean(name = RAM_EXECUTOR_BEAN_NAME, destroyMethod = "free")
 	@Conditional(OnNoUserRamExecutorCondition.class)
 	@ConditionalOnBooleanProperty(name = "uform.ram.enabled", matchIfMissing = true)
-	Executor uformRamExecutor(ExecutorForRamConfig config) {
-		return UformStartupLog.made(RAM_EXECUTOR_BEAN_NAME, Executor.forRam(config));
+	Executor uformRamExecutor(ExecutorForRamConfig config, ObjectProvider<UformProperties> properties,
+			ObjectProvider<ExecutorForRamConfigCustomizer> customizers, ListableBeanFactory beans,
+			Environment environment) {
+		try {
+			return UformStartupLog.made(RAM_EXECUTOR_BEAN_NAME, Executor.forRam(config));
+		}
+		catch (UformException ex) {
+			throw ConfigFieldBlame.RAM.blame(RAM_EXECUTOR_BEAN_NAME, ex, config,
+					customize(ramConfig(properties.getObject()), ExecutorForRamConfigCustomizer.class, customizers, beans,
+							ExecutorForRamConfigCustomizer::customize),
+					environment, beans);
+		}
 	}
 
 	@Bean
@@ -123,8 +132,8 @@ public final class UformAutoConfiguration {
 	@Conditional(OnVramEnabledCondition.class)
 	ExecutorForVramConfig uformVramExecutorConfig(UformProperties properties,
 			ObjectProvider<ExecutorForVramConfigCustomizer> customizers, ListableBeanFactory beans) {
-		return customize("uformVramExecutorConfig", vramConfig(properties), ExecutorForVramConfigCustomizer.class,
-				customizers, beans, ExecutorForVramConfigCustomizer::customize);
+		return customize(vramConfig(properties), ExecutorForVramConfigCustomizer.class, customizers, beans,
+				ExecutorForVramConfigCustomizer::customize).result();
 	}
 
 	/** The VRAM executor's config as {@code uform.vram.*} alone makes it, built as {@link #ramConfig} is. */
@@ -145,8 +154,18 @@ public final class UformAutoConfiguration {
 	@Bean(name = VRAM_EXECUTOR_BEAN_NAME, destroyMethod = "free", defaultCandidate = false)
 	@ConditionalOnMissingBean(name = VRAM_EXECUTOR_BEAN_NAME)
 	@Conditional(OnVramEnabledCondition.class)
-	Executor uformVramExecutor(ExecutorForVramConfig config) {
-		return UformStartupLog.made(VRAM_EXECUTOR_BEAN_NAME, Executor.forVram(config));
+	Executor uformVramExecutor(ExecutorForVramConfig config, ObjectProvider<UformProperties> properties,
+			ObjectProvider<ExecutorForVramConfigCustomizer> customizers, ListableBeanFactory beans,
+			Environment environment) {
+		try {
+			return UformStartupLog.made(VRAM_EXECUTOR_BEAN_NAME, Executor.forVram(config));
+		}
+		catch (UformException ex) {
+			throw ConfigFieldBlame.VRAM.blame(VRAM_EXECUTOR_BEAN_NAME, ex, config,
+					customize(vramConfig(properties.getObject()), ExecutorForVramConfigCustomizer.class, customizers, beans,
+							ExecutorForVramConfigCustomizer::customize),
+					environment, beans);
+		}
 	}
 
 	@Bean
@@ -164,8 +183,8 @@ public final class UformAutoConfiguration {
 	@ConditionalOnProperty(prefix = "uform.mesh", name = "host-domain-count")
 	MeshOptions uformMeshOptions(UformProperties properties, ObjectProvider<MeshOptionsCustomizer> customizers,
 			ListableBeanFactory beans) {
-		return customize("uformMeshOptions", meshOptions(properties), MeshOptionsCustomizer.class, customizers, beans,
-				MeshOptionsCustomizer::customize);
+		return customize(meshOptions(properties), MeshOptionsCustomizer.class, customizers, beans,
+				MeshOptionsCustomizer::customize).result();
 	}
 
 	/** The mesh options as {@code uform.mesh.*} alone makes them, before any customizer. */
@@ -179,23 +198,32 @@ public final class UformAutoConfiguration {
 	}
 
 	// Joins when the bean is made, so before the web server starts (it starts once every singleton is
-	// made) and before any bean that takes the mesh; a join failure is a bean creation failure that the
-	// failure analyzer can attribute to uform.mesh.*. Why not in SmartLifecycle.start: see
+	// made) and before any bean that takes the mesh; a refused uform.mesh.* value is reported naming
+	// the property, before the application takes traffic. Why not in SmartLifecycle.start: see
 	// UformMeshLifecycle.
 	@Bean(name = MESH_BEAN_NAME, destroyMethod = "free")
 	@ConditionalOnMissingBean(name = MESH_BEAN_NAME)
 	@ConditionalOnBean(MeshOptions.class)
 	Mesh uformMesh(MeshOptions options, @Qualifier(VRAM_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> vramExecutor,
-			Environment environment) {
+			Environment environment, ObjectProvider<UformProperties> properties,
+			ObjectProvider<MeshOptionsCustomizer> customizers, ListableBeanFactory beans) {
 		Executor executor = vramExecutor.getIfAvailable();
 		if (executor == null) {
 			throw new UformException(UformException.Status.NO_DEVICE, "A mesh joins the GPUs of the VRAM executor bean '"
 					+ VRAM_EXECUTOR_BEAN_NAME + "', and none was made: " + whyNoVramExecutor(environment));
 		}
 		long start = System.nanoTime();
-		Mesh mesh = Mesh.bootstrap(executor, options);
-		UformStartupLog.made(MESH_BEAN_NAME, mesh, (System.nanoTime() - start) / 1_000_000);
-		return mesh;
+		try {
+			Mesh mesh = Mesh.bootstrap(executor, options);
+			UformStartupLog.made(MESH_BEAN_NAME, mesh, (System.nanoTime() - start) / 1_000_000);
+			return mesh;
+		}
+		catch (UformException ex) {
+			throw ConfigFieldBlame.MESH.blame(MESH_BEAN_NAME, ex, options,
+					customize(meshOptions(properties.getObject()), MeshOptionsCustomizer.class, customizers, beans,
+							MeshOptionsCustomizer::customize),
+					environment, beans);
+		}
 	}
 
 	@Bean
@@ -250,29 +278,15 @@ public final class UformAutoConfiguration {
 	}
 
 	/**
-	 * Attribute of a config bean's definition holding what each customizer returned, in order, as
-	 * {@link CustomizerStep}s: the failure analyzer reads it to blame the one customizer that set a bad
-	 * value, since the customizer beans themselves are destroyed with the failed context.
-	 */
-	static final String CUSTOMIZER_STEPS_ATTRIBUTE = UformAutoConfiguration.class.getName() + ".customizerSteps";
-
-	/**
-	 * One customizer's turn: its bean name and the config it returned.
-	 * @param bean the customizer's bean name
-	 * @param result the config it returned
-	 */
-	record CustomizerStep(String bean, Object result) {
-	}
-
-	/**
 	 * Applies the customizer beans to a config in {@code @Order} order, each to the previous one's
-	 * result, and records each one's result on the config bean's definition. A customizer that returns
-	 * {@code null} fails startup naming its bean, rather than an executor being made from nothing.
+	 * result. A customizer that returns {@code null} fails startup naming its bean, rather than an
+	 * executor being made from nothing. Customizers only change the config they are given, so an
+	 * executor's bean applies them again to tell which one set a field uform refused.
 	 */
-	private static <C, K> C customize(String configBean, C config, Class<K> type, ObjectProvider<K> customizers,
-			ListableBeanFactory beans, BiFunction<K, C, C> apply) {
+	private static <C, K> ConfigFieldBlame.Customized<C> customize(C config, Class<K> type,
+			ObjectProvider<K> customizers, ListableBeanFactory beans, BiFunction<K, C, C> apply) {
 		C customized = config;
-		List<CustomizerStep> steps = new ArrayList<>();
+		List<ConfigFieldBlame.Step<C>> steps = new ArrayList<>();
 		for (K customizer : customizers.orderedStream().toList()) {
 			C next = apply.apply(customizer, customized);
 			if (next == null) {
@@ -281,16 +295,13 @@ public final class UformAutoConfiguration {
 						+ config.getClass().getSimpleName() + " it is given, or a changed copy made with its with* "
 						+ "methods");
 			}
-			steps.add(new CustomizerStep(beanName(beans, type, customizer), next));
+			steps.add(new ConfigFieldBlame.Step<>(beanName(beans, type, customizer), next));
 			customized = next;
-		}
-		if (beans instanceof ConfigurableListableBeanFactory factory && factory.containsBeanDefinition(configBean)) {
-			factory.getBeanDefinition(configBean).setAttribute(CUSTOMIZER_STEPS_ATTRIBUTE, List.copyOf(steps));
 		}
 		if (customized != config) {
 			logger.debug(config.getClass().getSimpleName() + " after customizers: " + customized);
 		}
-		return customized;
+		return new ConfigFieldBlame.Customized<>(config, steps);
 	}
 
 	private static <K> String beanName(ListableBeanFactory beans, Class<K> type, K customizer) {

@@ -1,10 +1,19 @@
 package io.uform.spring.autoconfigure;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.validation.BindValidationException;
@@ -19,57 +28,23 @@ import io.uform.GpuDevice;
 import io.uform.Uform;
 
 /**
- * Turns a {@code uform.*} value that Spring cannot bind ({@code threads: four}, {@code scratch-limit: 8gb},
- * {@code timeout: 5 m}, {@code enabled: yes}) or that {@link UformProperties} refuses while binding (a
- * negative {@code await-termination-period}) into a report that names the property, its value, where it
- * was set and why it was refused, and whose action says what the property takes, with an example.
- * Boot's own {@code BindFailureAnalyzer} would print the same origin but only "Update your
- * application's configuration".
+ * Turns a {@code uform.*} value that Spring cannot convert ({@code threads: four},
+ * {@code scratch-limit: 8gb}, {@code timeout: 5 m}, {@code enabled: yes}) into a report that names the
+ * property, its value, where it was set and why it was refused in plain words, and whose action says
+ * what the property takes: the kind of value, with an example, and the property's own description
+ * from the configuration metadata. Boot's own {@code BindFailureAnalyzer} would print the converter's
+ * {@code For input string: "four"} and only "Update your application's configuration".
  *
  * <p>Ordered before Boot's analyzers, which are unordered, so that it sees a bind failure first; it
  * returns {@code null} (leaving the failure to Boot) for properties outside {@code uform.*} and for
- * failures that are not about one value.
+ * failures that are not about converting one value (Boot reports those {@link UformProperties} refuses
+ * while validating).
  */
 class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> implements Ordered {
 
 	private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("uform");
 
-	private static final String WHOLE_NUMBER = "a whole number";
-
-	private static final String DURATION = "a duration such as 30s, 500ms, 2m or PT2M (units ns, us, ms, s, m, h, d; "
-			+ "no space before the unit)";
-
-	private static final String SIZE = "a size such as 512MB or 8GB (units B, KB, MB, GB, TB, in capitals; no space "
-			+ "inside)";
-
-	private static final String NODES = "NUMA node ids, as listed in /sys/devices/system/node, such as 0 or 0,1 "
-			+ "(YAML: [0, 1])";
-
-	/**
-	 * What each property takes, by its name without list indices. A property missing here gets the type
-	 * the binder reported; {@code ConfigurationMetadataTest} fails when a {@link UformProperties}
-	 * property that is not text is missing, so that one added later gets its line too.
-	 */
-	static final Map<String, String> TAKES = Map.ofEntries(
-			Map.entry("uform.ram.enabled", "true or false"),
-			Map.entry("uform.ram.threads", WHOLE_NUMBER + " of threads, at least 1, such as 8 (remove it to take 7/8 "
-					+ "of the cores)"),
-			Map.entry("uform.ram.memory-domains", NODES),
-			Map.entry("uform.ram.deferred-limit", WHOLE_NUMBER + " of calls, at least 1, such as 64"),
-			Map.entry("uform.vram.enabled", "auto, true or false"),
-			Map.entry("uform.vram.devices", "device ordinals, positions in Uform.gpuDevices() as uform-info lists "
-					+ "them, such as 0 or 0,1 (YAML: [0, 1])"),
-			Map.entry("uform.vram.memory-domains", NODES),
-			Map.entry("uform.vram.scratch-limit", SIZE + ", at most the device's memory"),
-			Map.entry("uform.vram.deferred-limit", WHOLE_NUMBER + " of calls, at least 1, such as 64"),
-			Map.entry("uform.mesh.host-domain-index", WHOLE_NUMBER + " from 0 to host-domain-count - 1, such as "
-					+ "${JOB_COMPLETION_INDEX:0}"),
-			Map.entry("uform.mesh.host-domain-count", WHOLE_NUMBER + " of processes, at least 1, such as 4"),
-			Map.entry("uform.mesh.gpus-per-multimem-domain", WHOLE_NUMBER + " of GPUs, at least 1, such as 8"),
-			Map.entry("uform.mesh.timeout", "a positive duration such as 120s or 5m (a number without a unit is "
-					+ "seconds; no space before the unit)"),
-			Map.entry("uform.shutdown.await-termination", "true or false"),
-			Map.entry("uform.shutdown.await-termination-period", DURATION + ", zero (free at once) or more"));
+	private static final String METADATA = "META-INF/spring-configuration-metadata.json";
 
 	@Override
 	public int getOrder() {
@@ -89,35 +64,84 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 			return null;
 		}
 		String name = property.getName().toString();
-		String origin = ConfiguredProperties.setIn(property);
 		String description = "The uform properties could not be bound: " + name + " = "
-				+ UformFailureAnalyzer.shown(String.valueOf(property.getValue())) + " is invalid" + origin + ": "
-				+ why(reason) + ".";
-		String takes = takes(withoutIndices(property.getName()), cause);
-		return new FailureAnalysis(description, "Update " + name + " in your configuration: it takes " + takes + ".",
-				cause);
-	}
-
-	/** What the property takes; for devices, also the ones this process sees. */
-	private static String takes(String property, BindException cause) {
-		String takes = TAKES.get(property);
-		if (takes == null) {
-			return "a value of type " + cause.getTarget().getType();
-		}
-		if (property.equals("uform.vram.devices")) {
+				+ UformFailureAnalyzer.shown(String.valueOf(property.getValue())) + " is invalid"
+				+ ConfiguredProperties.setIn(property) + ": " + why(reason) + ".";
+		String listed = withoutIndices(property.getName());
+		ConfigurationMetadataProperty metadata = metadata(listed);
+		String takes = (metadata != null) ? takes(metadata.getType()) : "";
+		if (listed.equals("uform.vram.devices")) {
 			takes += "; devices here: " + devicesHere();
 		}
-		return takes;
+		String about = (metadata != null && metadata.getDescription() != null) ? metadata.getDescription() : "";
+		return new FailureAnalysis(description, "Update " + name + " in your configuration: "
+				+ (takes.isEmpty() ? about : "it takes " + takes + ". " + about).strip(), cause);
+	}
+
+	/**
+	 * The kind of value a property takes, with an example, as a person writes it; empty for text, whose
+	 * description says what it holds.
+	 * @param type the property's type, as the configuration metadata names it
+	 * @return what to write
+	 */
+	static String takes(@Nullable String type) {
+		if (type == null) {
+			return "";
+		}
+		return switch (type) {
+			case "java.lang.String" -> "";
+			case "java.lang.Integer" -> "a whole number, such as 8";
+			case "java.util.List<java.lang.Integer>" -> "whole numbers, such as 0 or 0,1 (YAML: [0, 1])";
+			case "java.lang.Boolean" -> "true or false";
+			case "java.time.Duration" ->
+				"a duration such as 30s, 500ms, 2m or PT2M (units ns, us, ms, s, m, h, d; no space before the unit)";
+			case "org.springframework.util.unit.DataSize" ->
+				"a size such as 512MB or 8GB (units B, KB, MB, GB, TB, in capitals; no space inside)";
+			default -> values(type);
+		};
+	}
+
+	/** An enum's values, lower case, as they are written ({@code auto, true or false}). */
+	private static String values(String type) {
+		try {
+			Class<?> named = Class.forName(type, false, UformBindFailureAnalyzer.class.getClassLoader());
+			List<String> values = Arrays.stream(named.getEnumConstants())
+				.map((value) -> value.toString().toLowerCase(Locale.ROOT))
+				.toList();
+			return String.join(", ", values.subList(0, values.size() - 1)) + " or " + values.get(values.size() - 1);
+		}
+		catch (ClassNotFoundException | RuntimeException ex) {
+			return "a value of type " + type;
+		}
+	}
+
+	/** The property as the configuration metadata on the class path describes it (its field's Javadoc). */
+	private static @Nullable ConfigurationMetadataProperty metadata(String name) {
+		ConfigurationMetadataRepositoryJsonBuilder builder = ConfigurationMetadataRepositoryJsonBuilder.create();
+		try {
+			ClassLoader classLoader = UformBindFailureAnalyzer.class.getClassLoader();
+			for (URL url : Collections.list(classLoader.getResources(METADATA))) {
+				try (InputStream in = url.openStream()) {
+					byte[] json = in.readAllBytes();
+					// Only the files that declare uform properties: another jar's, unreadable, must not hide ours.
+					if (new String(json, StandardCharsets.UTF_8).contains("\"uform.")) {
+						builder.withJsonResource(new ByteArrayInputStream(json), StandardCharsets.UTF_8);
+					}
+				}
+			}
+			return builder.build().getAllProperties().get(name);
+		}
+		catch (IOException | RuntimeException ex) {
+			// The report is for a bad value; metadata that cannot be read must not hide it.
+			return null;
+		}
 	}
 
 	/** The devices GPU discovery found (it has run by now, or runs once here), as uform's messages list them. */
 	private static String devicesHere() {
 		try {
 			List<GpuDevice> devices = Uform.gpuDevices();
-			if (devices.isEmpty()) {
-				return "none";
-			}
-			return GpuDevice.listed(devices);
+			return devices.isEmpty() ? "none" : GpuDevice.listed(devices);
 		}
 		catch (RuntimeException | LinkageError ex) {
 			// The report is for a bad value; a discovery that fails here must not hide it.

@@ -8,14 +8,25 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
+import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+
+import io.uform.UformException;
 
 /**
  * The {@code uform.*} properties: how the application's executors are made. Every field is optional;
  * an absent one is derived from the machine when the executor is made, as in uform itself.
+ *
+ * <p>What can be checked without the machine fails while Boot binds, so that the report names the
+ * property, its value as written, where it was set and the reason: a setter refuses a value that is
+ * wrong on its own ({@code threads: 0}, a negative period); this class, a {@link Validator} Boot
+ * applies as it binds (no Bean Validation needed), refuses mesh properties that are wrong together. What
+ * depends on the machine (a device or NUMA node that does not exist) fails when the executor is made.
  */
 @ConfigurationProperties("uform")
-public class UformProperties {
+public class UformProperties implements Validator {
 
 	private final Ram ram = new Ram();
 
@@ -57,6 +68,35 @@ public class UformProperties {
 		return this.shutdown;
 	}
 
+	@Override
+	public boolean supports(Class<?> type) {
+		return Mesh.class == type;
+	}
+
+	@Override
+	public void validate(Object target, Errors errors) {
+		((Mesh) target).validate(errors);
+	}
+
+	private static @Nullable Integer atLeastOne(@Nullable Integer value, String what) {
+		if (value != null && value < 1) {
+			throw new IllegalArgumentException("must be at least 1 " + what);
+		}
+		return value;
+	}
+
+	/**
+	 * Refuses text holding control or format characters: a report prints a value as it is (Boot's
+	 * too), and a terminal escape sequence in a job name would run on the console it is printed to.
+	 */
+	private static @Nullable String printable(@Nullable String value) {
+		if (value != null && !UformException.printable(value).equals(value)) {
+			throw new IllegalArgumentException("holds control or format characters (shown escaped); write it "
+					+ "without them");
+		}
+		return value;
+	}
+
 	/** When to make the VRAM executor: {@code auto}, {@code true} or {@code false}. */
 	public enum VramEnabled {
 
@@ -89,7 +129,7 @@ public class UformProperties {
 		private @Nullable String cpuClass;
 
 		/**
-		 * Deferred calls tracked at once (queued plus running). Unset takes 64.
+		 * Deferred calls tracked at once (queued plus running), at least 1. Unset takes 64.
 		 */
 		private @Nullable Integer deferredLimit;
 
@@ -106,7 +146,7 @@ public class UformProperties {
 		}
 
 		public void setCpuClass(@Nullable String cpuClass) {
-			this.cpuClass = cpuClass;
+			this.cpuClass = printable(cpuClass);
 		}
 
 		public @Nullable Integer getDeferredLimit() {
@@ -114,7 +154,7 @@ public class UformProperties {
 		}
 
 		public void setDeferredLimit(@Nullable Integer deferredLimit) {
-			this.deferredLimit = deferredLimit;
+			this.deferredLimit = atLeastOne(deferredLimit, "deferred call in flight; remove it for 64");
 		}
 	}
 
@@ -129,8 +169,8 @@ public class UformProperties {
 		private boolean enabled = true;
 
 		/**
-		 * Threads taking part in a fork, its caller included. Unset takes 7/8 of the cores the memory
-		 * domains carry (all of them below 8 cores).
+		 * Threads taking part in a fork, its caller included, at least 1. Unset takes 7/8 of the cores
+		 * the memory domains carry (all of them below 8 cores).
 		 */
 		private @Nullable Integer threads;
 
@@ -147,7 +187,8 @@ public class UformProperties {
 		}
 
 		public void setThreads(@Nullable Integer threads) {
-			this.threads = threads;
+			this.threads = atLeastOne(threads,
+					"(it counts the thread that calls a fork); remove it to take 7/8 of the cores");
 		}
 	}
 
@@ -175,7 +216,8 @@ public class UformProperties {
 		private @Nullable String gpuClass;
 
 		/**
-		 * Ceiling on activation scratch per device. Unset lets scratch grow until the device is full.
+		 * Ceiling on activation scratch per device, at least 1B and at most the device's memory. Unset
+		 * lets scratch grow until the device is full.
 		 */
 		private @Nullable DataSize scratchLimit;
 
@@ -200,7 +242,7 @@ public class UformProperties {
 		}
 
 		public void setGpuClass(@Nullable String gpuClass) {
-			this.gpuClass = gpuClass;
+			this.gpuClass = printable(gpuClass);
 		}
 
 		public @Nullable DataSize getScratchLimit() {
@@ -208,6 +250,10 @@ public class UformProperties {
 		}
 
 		public void setScratchLimit(@Nullable DataSize scratchLimit) {
+			if (scratchLimit != null && scratchLimit.toBytes() < 1) {
+				throw new IllegalArgumentException(
+						"must be at least 1B; remove it to let scratch grow until the device is full");
+			}
 			this.scratchLimit = scratchLimit;
 		}
 	}
@@ -220,19 +266,19 @@ public class UformProperties {
 	public static class Mesh {
 
 		/**
-		 * This process's index among host-domain-count, from 0; in a Kubernetes Indexed Job,
-		 * ${JOB_COMPLETION_INDEX}. Unset takes 0.
+		 * This process's index among host-domain-count, from 0 to host-domain-count - 1; in a Kubernetes
+		 * Indexed Job, ${JOB_COMPLETION_INDEX}. Unset takes 0.
 		 */
 		private @Nullable Integer hostDomainIndex;
 
 		/**
-		 * Processes in the run, one per host. Setting it makes the uformMesh bean; 1 is a run with no
-		 * peers.
+		 * Processes in the run, one per host, at least 1. Setting it makes the uformMesh bean; 1 is a
+		 * run with no peers.
 		 */
 		private @Nullable Integer hostDomainCount;
 
 		/**
-		 * GPUs one NVLink multicast domain spans. Unset takes this host's GPU count.
+		 * GPUs one NVLink multicast domain spans, at least 1. Unset takes this host's GPU count.
 		 */
 		private @Nullable Integer gpusPerMultimemDomain;
 
@@ -249,8 +295,8 @@ public class UformProperties {
 		private @Nullable String job;
 
 		/**
-		 * Longest wait for the other processes to join before startup fails, naming the ones missing.
-		 * A number without a unit is seconds, as MeshOptions counts it. Unset takes 120s.
+		 * Longest wait for the other processes to join before startup fails, naming the ones missing;
+		 * positive. A number without a unit is seconds, as MeshOptions counts it. Unset takes 120s.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private @Nullable Duration timeout;
@@ -260,6 +306,9 @@ public class UformProperties {
 		}
 
 		public void setHostDomainIndex(@Nullable Integer hostDomainIndex) {
+			if (hostDomainIndex != null && hostDomainIndex < 0) {
+				throw new IllegalArgumentException("must be 0 or more, one index per process");
+			}
 			this.hostDomainIndex = hostDomainIndex;
 		}
 
@@ -268,7 +317,8 @@ public class UformProperties {
 		}
 
 		public void setHostDomainCount(@Nullable Integer hostDomainCount) {
-			this.hostDomainCount = hostDomainCount;
+			this.hostDomainCount = atLeastOne(hostDomainCount, "(the processes of the run, one per host); 1 is a run "
+					+ "with no peers");
 		}
 
 		public @Nullable Integer getGpusPerMultimemDomain() {
@@ -276,7 +326,8 @@ public class UformProperties {
 		}
 
 		public void setGpusPerMultimemDomain(@Nullable Integer gpusPerMultimemDomain) {
-			this.gpusPerMultimemDomain = gpusPerMultimemDomain;
+			this.gpusPerMultimemDomain = atLeastOne(gpusPerMultimemDomain, "(the GPUs one NVLink multicast domain "
+					+ "spans); remove it for this host's GPU count");
 		}
 
 		public @Nullable String getDirectory() {
@@ -284,7 +335,7 @@ public class UformProperties {
 		}
 
 		public void setDirectory(@Nullable String directory) {
-			this.directory = directory;
+			this.directory = printable(directory);
 		}
 
 		public @Nullable String getJob() {
@@ -292,7 +343,7 @@ public class UformProperties {
 		}
 
 		public void setJob(@Nullable String job) {
-			this.job = job;
+			this.job = printable(job);
 		}
 
 		public @Nullable Duration getTimeout() {
@@ -300,7 +351,33 @@ public class UformProperties {
 		}
 
 		public void setTimeout(@Nullable Duration timeout) {
+			if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
+				throw new IllegalArgumentException("must be positive, e.g. 120s, or unset for the default (120s)");
+			}
 			this.timeout = timeout;
+		}
+
+		/** What the mesh's properties must hold together, whatever the machine. */
+		private void validate(Errors errors) {
+			if (this.hostDomainCount == null) {
+				// No mesh is made.
+				return;
+			}
+			int count = this.hostDomainCount;
+			if (this.hostDomainIndex != null && this.hostDomainIndex >= count) {
+				errors.rejectValue("hostDomainIndex", "range", "must be from 0 to host-domain-count - 1 ("
+						+ (count - 1) + " here), one index per process (in a Kubernetes Indexed Job, "
+						+ "${JOB_COMPLETION_INDEX})");
+			}
+			String peers = "a run with peers (uform.mesh.host-domain-count = " + count + ") ";
+			if (count > 1 && !StringUtils.hasText(this.directory)) {
+				errors.rejectValue("directory", "required", ((this.directory == null) ? "not set: " : "blank: ")
+						+ peers + "meets in a directory every host sees; set it, e.g. /shared/uform");
+			}
+			if (count > 1 && this.job == null) {
+				errors.rejectValue("job", "required", "not set: " + peers + "needs a name unique to the run, naming "
+						+ "its directory inside uform.mesh.directory, e.g. run-42");
+			}
 		}
 	}
 
@@ -337,10 +414,7 @@ public class UformProperties {
 		}
 
 		public void setAwaitTerminationPeriod(Duration awaitTerminationPeriod) {
-			// Refused while binding, so that startup fails naming the property, its value and where it was
-			// set (Boot's bind report), rather than the close failing to free (a negative wait is invalid).
 			if (awaitTerminationPeriod != null && awaitTerminationPeriod.isNegative()) {
-				// The failure analysis prints the property, the value as written and where it was set.
 				throw new IllegalArgumentException("must be zero (free at once) or positive");
 			}
 			this.awaitTerminationPeriod = awaitTerminationPeriod;

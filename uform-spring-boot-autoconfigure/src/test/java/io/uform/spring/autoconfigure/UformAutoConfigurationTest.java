@@ -8,6 +8,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -15,7 +16,6 @@ import org.springframework.core.annotation.Order;
 
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
-import io.uform.UformException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -146,12 +146,22 @@ class UformAutoConfigurationTest {
 	}
 
 	@Test
-	void aBadValueFailsStartupNamingTheFieldAndValue() {
+	void aBadValueFailsStartupNamingThePropertyAndValue() {
+		// Wrong whatever the machine: refused while binding (the printed report: UformFailureAnalyzerTest).
 		this.contextRunner.withPropertyValues("uform.ram.threads=0").run((context) -> {
 			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("Failed to bind properties under "
+					+ "'uform.ram'")
+				.rootCause()
+				.hasMessageContaining("must be at least 1");
+		});
+		// Wrong on this machine: refused by uform, reported as Boot reports a property's invalid value.
+		this.contextRunner.withPropertyValues("uform.ram.memory-domains=42").run((context) -> {
+			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.isInstanceOf(UformException.class)
-				.hasMessageContaining("threads = 0");
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("Property uform.ram.memory-domains with value '42' is invalid: node 42 does not "
+						+ "exist");
 		});
 	}
 

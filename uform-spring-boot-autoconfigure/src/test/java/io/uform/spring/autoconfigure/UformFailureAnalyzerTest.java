@@ -40,10 +40,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What a user reads when a bad value stops the application: each case starts a real
- * {@link org.springframework.boot.SpringApplication} and checks the report Boot prints. The
- * description names the property, its value and where it was set; the action says how to fix it and
- * what exists; a value that came from a customizer or the user's own config bean is blamed on that
- * bean, not on a property. (Surefire writes test output to files, so these expected failures stay out
+ * {@link org.springframework.boot.SpringApplication} and checks the report Boot prints. Every report
+ * names the property, its value and where it was set, and says how to fix it and what exists: Boot's
+ * own analyzers for a value refused while binding or by uform (an {@code
+ * InvalidConfigurationPropertyValueException}), uform's where Boot has none (a value Spring cannot
+ * convert, a value that came from a customizer or the user's own config bean, blamed on that bean). (Surefire writes test output to files, so these expected failures stay out
  * of the build log.)
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -55,10 +56,11 @@ class UformFailureAnalyzerTest {
 		String report = failedStart(output, List.of(App.class),
 				"--spring.config.location=classpath:failure-analysis/threads-zero.yml");
 		assertThat(report).contains("APPLICATION FAILED TO START")
-			.contains("The uform bean 'uformRamExecutor' could not be made: uform.ram.threads = 0 is invalid "
-					+ "(set in class path resource [failure-analysis/threads-zero.yml] - 4:14).")
-			.contains("Update uform.ram.threads in your configuration: ")
-			.contains("at least 1");
+			.contains("The uform properties could not be bound: uform.ram.threads = 0 is invalid (set in class path "
+					+ "resource [failure-analysis/threads-zero.yml] - 4:14): must be at least 1 (it counts the thread "
+					+ "that calls a fork); remove it to take 7/8 of the cores.")
+			.contains("Update uform.ram.threads in your configuration: it takes a whole number, such as 8. Threads "
+					+ "taking part in a fork, its caller included, at least 1.");
 	}
 
 	@Test
@@ -71,9 +73,11 @@ class UformFailureAnalyzerTest {
 	@Test
 	void anUnknownCpuClassSuggestsTheNearestOne(CapturedOutput output) {
 		String report = failedStart(output, List.of(App.class), "--uform.ram.cpu-class=intel-haswel");
-		assertThat(report).contains("uform.ram.cpu-class = intel-haswel is invalid")
-			.contains("Update uform.ram.cpu-class in your configuration: ")
-			.contains("did you mean intel-haswell?");
+		assertThat(report).contains("Invalid value 'intel-haswel' for configuration property 'uform.ram.cpu-class' "
+				+ "(originating from '\"uform.ram.cpu-class\" from property source \"commandLineArgs\"'). Validation failed "
+				+ "for the following reason:")
+			.contains("not a CPU class uform knows; did you mean intel-haswell?")
+			.contains("Review the value of the property with the provided reason.");
 		// Then the classes of this machine's architecture only: no ARM class on x86-64, and the reverse (on
 		// ARM the suggestion itself is an x86-64 class, said to be so, so only the list is looked at).
 		boolean arm = System.getProperty("os.arch").matches("aarch64|arm64");
@@ -87,37 +91,47 @@ class UformFailureAnalyzerTest {
 	@Test
 	void aMemoryDomainThatDoesNotExistListsTheOnesThatDo(CapturedOutput output) {
 		String report = failedStart(output, List.of(App.class), "--uform.ram.memory-domains=42");
-		assertThat(report).contains("uform.ram.memory-domains = 42 is invalid")
+		assertThat(report).contains("Invalid value '42' for configuration property 'uform.ram.memory-domains' "
+				+ "(originating from '\"uform.ram.memory-domains\" from property source \"commandLineArgs\"')")
 			.contains("node 42 does not exist")
 			.containsPattern("use nodes from \\[\\d+(, \\d+)*\\]");
 	}
 
 	@Test
+	void aListOfOneElementIsReportedWhereThatElementWasSet(CapturedOutput output) {
+		// memory-domains: [42] in YAML is one element, uform.ram.memory-domains[0], to Boot.
+		String report = failedStart(output, List.of(App.class), "--uform.ram.memory-domains[0]=42");
+		assertThat(report).contains("Invalid value '42' for configuration property 'uform.ram.memory-domains[0]' "
+				+ "(originating from '\"uform.ram.memory-domains[0]\" from property source \"commandLineArgs\"')")
+			.contains("node 42 does not exist");
+	}
+
+	@Test
 	void aDeviceThatDoesNotExistListsTheDevices(CapturedOutput output) {
 		String report = failedStart(output, List.of(App.class), "--uform.vram.devices=7");
-		assertThat(report).contains("The uform bean 'uformVramExecutor' could not be made: uform.vram.devices = 7 is invalid")
-			.contains("Update uform.vram.devices in your configuration")
-			.contains("device 7 does not exist")
-			.contains("0 = Simulated GPU 0");
+		assertThat(report).contains("Invalid value '7' for configuration property 'uform.vram.devices' (originating "
+				+ "from '\"uform.vram.devices\" from property source \"commandLineArgs\"')")
+			.contains("device 7 does not exist; devices here: [0 = Simulated GPU 0 (host memory), 1 = Simulated GPU 1 "
+					+ "(host memory)]")
+			.contains("Review the value of the property with the provided reason.");
 	}
 
 	@Test
 	void aScratchLimitLargerThanTheDeviceSaysHowLargeTheDeviceIs(CapturedOutput output) {
 		String report = failedStart(output, List.of(App.class), "--uform.vram.scratch-limit=1GB");
-		assertThat(report).contains("uform.vram.scratch-limit = 1GB is invalid")
-			.contains("Update uform.vram.scratch-limit in your configuration")
-			.contains("268435456");
+		assertThat(report).contains("Invalid value '1GB' for configuration property 'uform.vram.scratch-limit' "
+				+ "(originating from '\"uform.vram.scratch-limit\" from property source \"commandLineArgs\"')")
+			.contains("device 0 (Simulated GPU 0 (host memory)) has 268435456 bytes (256 MiB); use at most that");
 	}
 
 	@Test
 	void aMeshWithPeersAndNoDirectorySaysItIsNotSet(CapturedOutput output) {
 		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
 				"--uform.mesh.job=run-1");
-		assertThat(report).contains("The uform bean 'uformMesh' could not be made: uform.mesh.directory is not set")
-			.contains("Update uform.mesh.directory in your configuration")
-			.contains("every host sees");
-		// In the properties' terms, not MeshOptions' field names (which the log line before it shows).
-		assertThat(action(report)).contains("a run with peers (uform.mesh.host-domain-count = 2)")
+		// Refused while binding, before any mesh is made, in the properties' terms (not MeshOptions' fields).
+		assertThat(report(report)).contains("Property: uform.mesh.directory")
+			.contains("Reason: not set: a run with peers (uform.mesh.host-domain-count = 2) meets in a directory every "
+					+ "host sees; set it, e.g. /shared/uform")
 			.doesNotContain("hostDomainCount");
 	}
 
@@ -126,10 +140,9 @@ class UformFailureAnalyzerTest {
 		// /proc exists and is a directory, but no job directory can be made in it, not even by root.
 		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
 				"--uform.mesh.job=run-1", "--uform.mesh.timeout=5s", "--uform.mesh.directory=/proc");
-		assertThat(report).contains("The uform bean 'uformMesh' could not be made: uform.mesh.directory = /proc is "
-				+ "invalid (set in \"uform.mesh.directory\" from property source \"commandLineArgs\")")
+		assertThat(report).contains("Invalid value '/proc' for configuration property 'uform.mesh.directory' "
+				+ "(originating from '\"uform.mesh.directory\" from property source \"commandLineArgs\"')")
 			.contains("cannot use /proc/run-1")
-			.contains("Update uform.mesh.directory in your configuration")
 			.contains("writable by this user on every host")
 			.doesNotContain("timed out");
 	}
@@ -138,8 +151,8 @@ class UformFailureAnalyzerTest {
 	void aJobNameThatCouldEscapeTheDirectoryIsRefused(CapturedOutput output, @TempDir Path directory) {
 		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
 				"--uform.mesh.directory=" + directory, "--uform.mesh.job=../elsewhere");
-		assertThat(report).contains("uform.mesh.job = ../elsewhere is invalid")
-			.contains("Update uform.mesh.job in your configuration")
+		assertThat(report).contains("Invalid value '../elsewhere' for configuration property 'uform.mesh.job' "
+				+ "(originating from '\"uform.mesh.job\" from property source \"commandLineArgs\"')")
 			.contains("letters, digits");
 		assertThat(directory.getParent().resolve("elsewhere")).doesNotExist();
 	}
@@ -152,8 +165,8 @@ class UformFailureAnalyzerTest {
 	void aJobNameWhoseVariableIsUnsetIsRefusedNamingThePlaceholder(CapturedOutput output, @TempDir Path directory) {
 		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
 				"--uform.mesh.directory=" + directory, "--uform.mesh.job=${UFORM_TEST_UNSET_JOB_NAME}");
-		assertThat(report).contains("uform.mesh.job = ${UFORM_TEST_UNSET_JOB_NAME} is invalid")
-			.contains("Update uform.mesh.job in your configuration")
+		assertThat(report).contains("Invalid value '${UFORM_TEST_UNSET_JOB_NAME}' for configuration property "
+				+ "'uform.mesh.job' (originating from '\"uform.mesh.job\" from property source \"commandLineArgs\"')")
 			.contains("holds ${UFORM_TEST_UNSET_JOB_NAME}, a placeholder whose variable was not set");
 		assertThat(directory).isEmptyDirectory();
 	}
@@ -162,18 +175,12 @@ class UformFailureAnalyzerTest {
 	void aNegativeTimeoutIsRefusedAsWritten(CapturedOutput output) {
 		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=1",
 				"--uform.mesh.timeout=-5s");
-		assertThat(report).contains("uform.mesh.timeout = -5s is invalid")
-			.contains("Update uform.mesh.timeout in your configuration");
-		assertThat(action(report)).contains("must be positive, e.g. 120s, or unset for the default (120 s)")
+		assertThat(report).contains("uform.mesh.timeout = -5s is invalid (set in \"uform.mesh.timeout\" from property "
+				+ "source \"commandLineArgs\"): must be positive, e.g. 120s, or unset for the default (120s).")
+			.contains("Update uform.mesh.timeout in your configuration: it takes a duration such as 30s")
+			.doesNotContain("PT-5S")
 			.doesNotContain("Duration.of")
 			.doesNotContain("DEFAULT_TIMEOUT");
-	}
-
-	/** The report's action: what follows its last "Action:", without the log lines before the report. */
-	private static String action(String report) {
-		int at = report.lastIndexOf("Action:");
-		assertThat(at).as("an Action: in %s", report).isNotNegative();
-		return report.substring(at);
 	}
 
 	@Test
@@ -196,7 +203,8 @@ class UformFailureAnalyzerTest {
 				+ "in class path resource [failure-analysis/threads-four.yml] - 4:14): not a whole number (digits only, "
 				+ "such as 8: no words, units or decimal point).")
 			.doesNotContain("For input string")
-			.contains("Update uform.ram.threads in your configuration: it takes a whole number of threads, at least 1")
+			.contains("Update uform.ram.threads in your configuration: it takes a whole number, such as 8. Threads "
+					+ "taking part in a fork, its caller included, at least 1.")
 			.doesNotContain("Update your application's configuration");
 	}
 
@@ -221,7 +229,8 @@ class UformFailureAnalyzerTest {
 				"--uform.mesh.timeout=5 m");
 		assertThat(duration).contains("uform.mesh.timeout = 5 m is invalid (set in \"uform.mesh.timeout\" from "
 				+ "property source \"commandLineArgs\")")
-			.contains("Update uform.mesh.timeout in your configuration: it takes a positive duration such as 120s");
+			.contains("Update uform.mesh.timeout in your configuration: it takes a duration such as 30s")
+			.contains("positive. A number without a unit is seconds");
 	}
 
 	@Test
@@ -258,16 +267,15 @@ class UformFailureAnalyzerTest {
 		// Path.of("") is the working directory: each host would wait there alone for the whole timeout.
 		String report = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
 				"--uform.mesh.job=run-1", "--uform.mesh.timeout=1s", "--uform.mesh.directory=");
-		assertThat(report).contains("The uform bean 'uformMesh' could not be made: uform.mesh.directory = \"\" is "
-				+ "invalid (set in \"uform.mesh.directory\" from property source \"commandLineArgs\").")
-			.contains("Update uform.mesh.directory in your configuration: ")
+		assertThat(report).contains("Property: uform.mesh.directory\n    Value: \"\"\n    Origin: \"uform.mesh.directory\" "
+				+ "from property source \"commandLineArgs\"\n    Reason: blank: a run with peers")
 			.doesNotContain("timed out");
 	}
 
 	@Test
 	void anEmptyValueIsShownQuotedAndControlCharactersEscaped(CapturedOutput output, @TempDir Path directory) {
 		String empty = failedStart(output, List.of(App.class), "--uform.ram.cpu-class=");
-		assertThat(empty).contains("uform.ram.cpu-class = \"\" is invalid (set in");
+		assertThat(empty).contains("Invalid value '' for configuration property 'uform.ram.cpu-class' (originating from");
 		// A hostile job name: an escape sequence that would clear the terminal the report is printed to.
 		String printed = failedStart(output, List.of(App.class), "--uform.mesh.host-domain-count=2",
 				"--uform.mesh.directory=" + directory, "--uform.mesh.job=run\u001b[2J");
@@ -312,19 +320,18 @@ class UformFailureAnalyzerTest {
 		// (1073741824, PT-5S, [0, 42]); the customizers here change only the deferred limit.
 		String scratch = failedStart(output, List.of(App.class, DeferredLimitCustomizers.class),
 				"--uform.vram.devices=0", "--uform.vram.scratch-limit=1GB");
-		assertThat(scratch).contains("uform.vram.scratch-limit = 1GB is invalid (set in")
-			.contains("Update uform.vram.scratch-limit in your configuration: ")
-			.doesNotContain("tuneVramDeferred");
+		assertThat(scratch).contains("Invalid value '1GB' for configuration property 'uform.vram.scratch-limit' "
+				+ "(originating from").doesNotContain("tuneVramDeferred");
 		String domains = failedStart(output, List.of(App.class, DeferredLimitCustomizers.class),
 				"--uform.ram.memory-domains[0]=0", "--uform.ram.memory-domains[1]=42");
-		assertThat(domains).contains("uform.ram.memory-domains").contains("Update uform.ram.memory-domains in your "
-				+ "configuration: ").doesNotContain("tuneRamDeferred");
+		assertThat(domains).contains("Invalid value '[0, 42]' for configuration property 'uform.ram.memory-domains'")
+			.doesNotContain("tuneRamDeferred");
 		// Set one element at a time: every element's origin, the bad one's among them.
 		assertThat(domains).contains("(set in \"uform.ram.memory-domains[0]\" from property source \"commandLineArgs\", "
 				+ "\"uform.ram.memory-domains[1]\" from property source \"commandLineArgs\")");
 		String timeout = failedStart(output, List.of(App.class, DeferredLimitCustomizers.class),
 				"--uform.mesh.host-domain-count=1", "--uform.mesh.timeout=-5s");
-		assertThat(timeout).contains("uform.mesh.timeout = -5s is invalid").doesNotContain("tuneMesh");
+		assertThat(timeout).contains("uform.mesh.timeout = -5s is invalid (set in").doesNotContain("tuneMesh");
 	}
 
 	@Test
@@ -368,18 +375,9 @@ class UformFailureAnalyzerTest {
 	@Test
 	void aFailureNotAboutOneFieldKeepsUformsMessage() {
 		UformException unsupported = new UformException(UformException.Status.UNSUPPORTED, "Executor.onPool is not designed");
-		FailureAnalysis analysis = new UformFailureAnalyzer(null, null).analyze(unsupported);
+		FailureAnalysis analysis = new UformFailureAnalyzer(null).analyze(unsupported);
 		assertThat(analysis.getDescription()).contains("Executor.onPool is not designed").contains("UNSUPPORTED");
 		assertThat(analysis.getAction()).isNotBlank();
-	}
-
-	@Test
-	void withoutAContextThePropertyIsNamedWithoutAnOrigin() {
-		FailureAnalysis analysis = new UformFailureAnalyzer(null, null)
-			.analyze(new org.springframework.beans.factory.BeanCreationException("uformRamExecutor", "failed",
-					UformException.invalid("threads", 0, "use at least 1 thread")));
-		assertThat(analysis.getDescription())
-			.isEqualTo("The uform bean 'uformRamExecutor' could not be made: uform.ram.threads = 0 is invalid.");
 	}
 
 	@Test
