@@ -25,11 +25,11 @@ import io.uform.ExecutorForRamConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A closing context leaves its uform executors forkable until it destroys their beans, and frees them
- * then ({@link UformExecutorDestruction}). Where Spring never calls back for an executor's
- * destruction, its lifecycle must free it at its phase, as before the late free: a
- * {@code FactoryBean}'s product, a singleton registered by hand, an executor made before the
- * post-processors. And the order the starter adds must not turn round one the application declared.
+ * A closing context leaves its uform executors forkable until it destroys their lifecycle beans, which
+ * free them then ({@link UformExecutorLifecycle#destroy()}), also where Spring never destroys the
+ * executor bean itself: a {@code FactoryBean}'s product, a singleton registered by hand, an executor
+ * made before the post-processors. And the order the starter adds must not turn round one the
+ * application declared.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class UformLateFreeEdgesTest {
