@@ -48,7 +48,9 @@ public class UformExecutorLifecycle
 
 	private @Nullable ConfigurableApplicationContext context;
 
-	/** Set on the creating thread; read by the stop threads and the closing thread. */
+	// Volatile: written on the thread that makes the beans, read on the stop thread and the closing thread;
+	// a stop thread Spring stopped waiting for may still write closeStart as the closing thread reads it.
+
 	private volatile @Nullable Executor executor;
 
 	/**
@@ -58,6 +60,7 @@ public class UformExecutorLifecycle
 	 */
 	private volatile boolean late;
 
+	/** Bound once; two threads binding at the same time bind the same values. */
 	private volatile @Nullable Settings settings;
 
 	private volatile @Nullable CloseStart closeStart;
