@@ -13,7 +13,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanNameAware;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationContext;
@@ -33,7 +32,7 @@ import io.uform.UformException;
  * either way. {@code docs/configuration.md} (Lifecycle) says what happens when.
  */
 public class UformExecutorLifecycle
-		implements SmartLifecycle, DisposableBean, SmartInitializingSingleton, ApplicationContextAware, BeanNameAware {
+		implements SmartLifecycle, DisposableBean, ApplicationContextAware, BeanNameAware {
 
 	/** Just below Spring Boot's web server graceful-shutdown phase: the executor stops after the server drains. */
 	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024 - 1;
@@ -67,8 +66,10 @@ public class UformExecutorLifecycle
 
 	private volatile boolean running;
 
+	private boolean started;
+
 	/**
-	 * Makes the lifecycle of the executor bean of that name, which it finds once the singletons are made.
+	 * Makes the lifecycle of the executor bean of that name.
 	 * @param executorBeanName the executor's bean name
 	 */
 	public UformExecutorLifecycle(String executorBeanName) {
@@ -106,8 +107,21 @@ public class UformExecutorLifecycle
 		this.executor = executor;
 	}
 
+	/**
+	 * Marks the executor for stopping; the first time, also takes an executor bean of the application's,
+	 * orders the destruction and reads the settings. Here rather than when the singletons are made, so
+	 * that it happens under lazy initialization too.
+	 */
 	@Override
-	public void afterSingletonsInstantiated() {
+	public void start() {
+		if (!this.started) {
+			prepare();
+			this.started = true;
+		}
+		this.running = true;
+	}
+
+	private void prepare() {
 		if (this.context == null || this.beanName == null) {
 			return;
 		}
@@ -137,12 +151,6 @@ public class UformExecutorLifecycle
 					+ "spring.lifecycle.timeout-per-shutdown-phase (" + settings.phaseTimeout() + "): uform executor bean '"
 					+ this.executorBeanName + "' will wait at most " + settings.phaseTimeout() + " when the context closes");
 		}
-	}
-
-	@Override
-	public void start() {
-		// The executor runs from the moment its bean is made; this only marks it for stopping.
-		this.running = true;
 	}
 
 	/**
