@@ -109,8 +109,8 @@ public class UformExecutorLifecycle
 
 	/**
 	 * Marks the executor for stopping; the first time, also takes an executor bean of the application's,
-	 * orders the destruction and reads the settings. Here rather than when the singletons are made, so
-	 * that it happens under lazy initialization too.
+	 * orders the destruction and reads the settings. Here, once every eager singleton is made: under lazy
+	 * initialization this bean is made only when Spring's lifecycle processor starts it.
 	 */
 	@Override
 	public void start() {
