@@ -56,7 +56,8 @@ class UformLateFreeEdgesTest {
 	void underLazyInitializationAnExecutorAFactoryBeanMakesIsStillFreed() throws Exception {
 		Executor[] made = new Executor[1];
 		this.contextRunner
-			.withInitializer((context) -> context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()))
+			.withInitializer(
+					(context) -> context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()))
 			.withBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, RamExecutorFactory.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
