@@ -1,11 +1,9 @@
 package io.uform.spring.autoconfigure;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
-import java.util.function.Predicate;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -20,7 +18,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -52,13 +49,9 @@ import io.uform.UformException;
  * its executor or mesh is made.
  *
  * <h2>Lifecycle</h2>
- * Executors run from the moment their bean is made. After the web server's graceful shutdown an
- * {@link UformExecutorLifecycle} makes each refuse new deferred calls and waits for the submitted ones;
- * an {@link UformExecutorDestruction} frees each when the context destroys it, after the context's
- * {@code java.util.concurrent.Executor} beans (whose {@code @Async} work may still fork), within
- * {@code uform.shutdown.await-termination-period}. The mesh joins when its bean is made, which is
- * before the web server starts, and an {@link UformMeshLifecycle} leaves it first when the context
- * stops. Each bean also names {@code free} as its destroy method; a second free does nothing.
+ * Each executor bean has an {@link UformExecutorLifecycle}, which shuts it down with the context; the mesh
+ * joins when its bean is made and an {@link UformMeshLifecycle} leaves it first. The phases are in
+ * {@code docs/configuration.md}.
  */
 @AutoConfiguration
 @ConditionalOnClass(Executor.class)
@@ -98,16 +91,16 @@ public final class UformAutoConfiguration {
 			.withThreads(ram.getThreads());
 	}
 
-	// destroyMethod stays as the fallback; UformExecutorDestruction frees the executor just before it
-	// within the shutdown period, and then it returns at once.
-	@Bean(name = RAM_EXECUTOR_BEAN_NAME, destroyMethod = "free")
+	// No destroy method: its lifecycle, which it depends on, frees it within the shutdown period.
+	@Bean(name = RAM_EXECUTOR_BEAN_NAME, destroyMethod = "")
 	@Conditional(OnNoUserRamExecutorCondition.class)
 	@ConditionalOnBooleanProperty(name = "uform.ram.enabled", matchIfMissing = true)
-	Executor uformRamExecutor(ExecutorForRamConfig config, ObjectProvider<UformProperties> properties,
-			ObjectProvider<ExecutorForRamConfigCustomizer> customizers, ListableBeanFactory beans,
-			Environment environment) {
+	Executor uformRamExecutor(ExecutorForRamConfig config,
+			@Qualifier("uformRamExecutorLifecycle") UformExecutorLifecycle lifecycle,
+			ObjectProvider<UformProperties> properties, ObjectProvider<ExecutorForRamConfigCustomizer> customizers,
+			ListableBeanFactory beans, Environment environment) {
 		try {
-			return UformStartupLog.made(RAM_EXECUTOR_BEAN_NAME, Executor.forRam(config));
+			return lifecycle.manage(UformStartupLog.made(RAM_EXECUTOR_BEAN_NAME, Executor.forRam(config)));
 		}
 		catch (UformException ex) {
 			throw ConfigFieldBlame.RAM.blame(RAM_EXECUTOR_BEAN_NAME, ex, config,
@@ -120,11 +113,8 @@ public final class UformAutoConfiguration {
 	@Bean
 	@ConditionalOnBean(name = RAM_EXECUTOR_BEAN_NAME)
 	@ConditionalOnMissingBean(name = "uformRamExecutorLifecycle")
-	UformExecutorLifecycle uformRamExecutorLifecycle(@Qualifier(RAM_EXECUTOR_BEAN_NAME) Executor executor,
-			UformProperties properties, Environment environment,
-			ObjectProvider<UformExecutorDestruction> destruction) {
-		return new UformExecutorLifecycle(RAM_EXECUTOR_BEAN_NAME, executor, properties.getShutdown(),
-				shutdownPhaseTimeout(environment), freedWhenDestroyed(destruction, RAM_EXECUTOR_BEAN_NAME));
+	UformExecutorLifecycle uformRamExecutorLifecycle() {
+		return new UformExecutorLifecycle(RAM_EXECUTOR_BEAN_NAME);
 	}
 
 	@Bean
@@ -151,14 +141,15 @@ public final class UformAutoConfiguration {
 
 	// Not a default candidate: injecting an io.uform.Executor by type keeps meaning the RAM executor;
 	// ask for this one by name (@Qualifier("uformVramExecutor")).
-	@Bean(name = VRAM_EXECUTOR_BEAN_NAME, destroyMethod = "free", defaultCandidate = false)
+	@Bean(name = VRAM_EXECUTOR_BEAN_NAME, destroyMethod = "", defaultCandidate = false)
 	@ConditionalOnMissingBean(name = VRAM_EXECUTOR_BEAN_NAME)
 	@Conditional(OnVramEnabledCondition.class)
-	Executor uformVramExecutor(ExecutorForVramConfig config, ObjectProvider<UformProperties> properties,
-			ObjectProvider<ExecutorForVramConfigCustomizer> customizers, ListableBeanFactory beans,
-			Environment environment) {
+	Executor uformVramExecutor(ExecutorForVramConfig config,
+			@Qualifier("uformVramExecutorLifecycle") UformExecutorLifecycle lifecycle,
+			ObjectProvider<UformProperties> properties, ObjectProvider<ExecutorForVramConfigCustomizer> customizers,
+			ListableBeanFactory beans, Environment environment) {
 		try {
-			return UformStartupLog.made(VRAM_EXECUTOR_BEAN_NAME, Executor.forVram(config));
+			return lifecycle.manage(UformStartupLog.made(VRAM_EXECUTOR_BEAN_NAME, Executor.forVram(config)));
 		}
 		catch (UformException ex) {
 			throw ConfigFieldBlame.VRAM.blame(VRAM_EXECUTOR_BEAN_NAME, ex, config,
@@ -171,11 +162,8 @@ public final class UformAutoConfiguration {
 	@Bean
 	@ConditionalOnBean(name = VRAM_EXECUTOR_BEAN_NAME)
 	@ConditionalOnMissingBean(name = "uformVramExecutorLifecycle")
-	UformExecutorLifecycle uformVramExecutorLifecycle(@Qualifier(VRAM_EXECUTOR_BEAN_NAME) Executor executor,
-			UformProperties properties, Environment environment,
-			ObjectProvider<UformExecutorDestruction> destruction) {
-		return new UformExecutorLifecycle(VRAM_EXECUTOR_BEAN_NAME, executor, properties.getShutdown(),
-				shutdownPhaseTimeout(environment), freedWhenDestroyed(destruction, VRAM_EXECUTOR_BEAN_NAME));
+	UformExecutorLifecycle uformVramExecutorLifecycle() {
+		return new UformExecutorLifecycle(VRAM_EXECUTOR_BEAN_NAME);
 	}
 
 	@Bean
@@ -248,33 +236,9 @@ public final class UformAutoConfiguration {
 				+ "uform.devices.simulated=1";
 	}
 
-	/** Which executors the context frees when it destroys them; none without the post-processor. */
-	private static Predicate<Executor> freedWhenDestroyed(ObjectProvider<UformExecutorDestruction> destruction,
-			String beanName) {
-		UformExecutorDestruction available = destruction.getIfAvailable();
-		return (available != null) ? (executor) -> available.freesWhenDestroyed(beanName, executor)
-				: (executor) -> false;
-	}
-
-	// Static, as a post-processor must be: it is made before this configuration's other beans.
-	@Bean
-	static UformExecutorDestruction uformExecutorDestruction(Environment environment) {
-		return new UformExecutorDestruction(environment);
-	}
-
 	@Bean
 	static UformVramExecutorReplacement uformVramExecutorReplacement() {
 		return new UformVramExecutorReplacement();
-	}
-
-	/** Boot's default {@code spring.lifecycle.timeout-per-shutdown-phase}. */
-	static final Duration DEFAULT_SHUTDOWN_PHASE_TIMEOUT = Duration.ofSeconds(30);
-
-	/** Boot's {@code spring.lifecycle.timeout-per-shutdown-phase}, 30 s unless set. */
-	static Duration shutdownPhaseTimeout(Environment environment) {
-		return Binder.get(environment)
-			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
-			.orElse(DEFAULT_SHUTDOWN_PHASE_TIMEOUT);
 	}
 
 	/**

@@ -1,183 +1,161 @@
 package io.uform.spring.autoconfigure;
 
 import java.time.Duration;
-import java.util.Collections;
-import java.util.Map;
-import java.util.WeakHashMap;
-import java.util.function.Predicate;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanNameAware;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextAware;
-import org.springframework.context.ApplicationListener;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.context.event.ApplicationContextEvent;
-import org.springframework.context.event.ContextClosedEvent;
-import org.springframework.context.event.ContextRefreshedEvent;
 
 import io.uform.Executor;
 import io.uform.ExecutorStatistics;
-import io.uform.Mood;
 import io.uform.UformException;
 
 /**
- * Shuts a uform executor down when the application context closes, the way Spring's own executors
- * shut down when they await termination: at this lifecycle's phase new deferred calls are refused
- * ({@link Executor#refuseDeferred}) and the ones already submitted get at most
- * {@code uform.shutdown.await-termination-period} to finish; a call still running after that is
- * reported by name in a WARN log and the executor is freed at once, so that closing the context never
- * hangs on user code.
- *
- * <h2>Freed late</h2>
- * When the submitted calls finish in time, forks keep running until the context destroys the
- * executor bean, and {@link UformExecutorDestruction} frees it then, after every
- * {@code java.util.concurrent.Executor} bean of the context: Boot's {@code applicationTaskExecutor}
- * with {@code spring.task.execution.shutdown.await-termination=true} waits for its {@code @Async}
- * methods only when it is destroyed, and those may still fork on the uform executor. Without
- * {@code await-termination} the executor is freed here at once, its queued calls dropped; and it is
- * freed here within the period, as a lifecycle made with the public constructor always does, where
- * the context will not free it through {@link UformExecutorDestruction} (a {@code FactoryBean}'s
- * product, a bean made before the post-processors, a scoped bean, a bean the starter's name is an
- * alias of).
- *
- * <h2>Stop without close</h2>
- * A context stopped and started again ({@code stop()}/{@code start()}, as checkpoint and restore
- * do) keeps its executors: a stop only drains them, within the same period, and they serve again
- * after {@code start()}, in the mood they had. A stop is a close when this context's
- * {@link ContextClosedEvent} came first (Spring publishes it before it stops the lifecycles of a
- * closing context), or when no {@link ContextRefreshedEvent} came yet: a refresh that fails while
- * the lifecycles start (a later lifecycle bean's {@code start()} throws) stops them without a close
- * event, and that context never starts again. A context stopped and then closed does not stop its
- * lifecycles again: the close event frees the executor within the period where the context will not
- * free it when it destroys its bean.
- *
- * <h2>Phase</h2>
- * {@link #PHASE} is just below Spring Boot's web server graceful-shutdown phase
- * ({@code SmartLifecycle.DEFAULT_PHASE - 1024}), and lifecycles stop from the highest phase down:
- * the executor is freed right after the web server has let its in-flight requests finish (requests
- * that use the executor complete), and before the web server itself stops
- * ({@code DEFAULT_PHASE - 2048}).
- *
- * <p>The wait is also bounded by {@code spring.lifecycle.timeout-per-shutdown-phase}: a longer
- * {@code await-termination-period} is cut to it, with a WARN at startup.
- *
- * <h2>JVM exit</h2>
- * On SIGTERM, Spring Boot's shutdown hook closes the context, and with it this lifecycle drains the
- * executor as above. uform's own exit hook, which would complete the queued calls' futures with
- * {@code FREED} at once, is told to leave the executor to this lifecycle
- * ({@link Executor#leaveExitToOwner()}). An application that turns Boot's hook off
- * ({@code spring.main.register-shutdown-hook=false}) closes its context itself.
+ * Shuts one uform executor bean down with its application context, as Spring's
+ * {@code ExecutorConfigurationSupport} does its executors, driven by {@code uform.shutdown.*}: at
+ * {@link #PHASE} it stops taking deferred calls and lets the submitted ones finish (a stop without a
+ * close only drains), and when the context destroys this bean it frees the executor, within the period
+ * either way. {@code docs/configuration.md} (Lifecycle) says what happens when.
  */
-public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListener<ApplicationContextEvent>,
-		ApplicationContextAware {
+public class UformExecutorLifecycle
+		implements SmartLifecycle, DisposableBean, ApplicationContextAware, BeanNameAware {
 
-	/** One below Spring Boot's web server graceful-shutdown phase; see the class comment. */
+	/** Just below Spring Boot's web server graceful-shutdown phase: the executor stops after the server drains. */
 	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024 - 1;
+
+	private static final Duration DEFAULT_PHASE_TIMEOUT = Duration.ofSeconds(30);
 
 	private static final Log logger = LogFactory.getLog(UformExecutorLifecycle.class);
 
+	private final String executorBeanName;
+
+	private @Nullable String beanName;
+
+	private @Nullable ConfigurableApplicationContext context;
+
+	// Volatile: written on the thread that makes the beans, read on the stop thread and the closing thread;
+	// a stop thread Spring stopped waiting for may still write closeStart as the closing thread reads it.
+
+	private volatile @Nullable Executor executor;
+
 	/**
-	 * When each executor's close began and what its deferred calls had done by then, for the INFO line
-	 * logged once it is freed, which may be by {@link UformExecutorDestruction} later. Weak, and removed
-	 * at the free: an executor the context never frees here is not kept.
+	 * Whether the starter's bean method made the executor: that bean depends on this one, so this is
+	 * destroyed, and frees it, after everything that uses it. An executor of the application's is freed at
+	 * this lifecycle's phase instead, as the context may destroy this first.
 	 */
-	private static final Map<Executor, CloseStart> CLOSE_STARTS = Collections.synchronizedMap(new WeakHashMap<>());
+	private volatile boolean late;
 
-	private final String beanName;
+	/** Bound once; two threads binding at the same time bind the same values. */
+	private volatile @Nullable Settings settings;
 
-	private final Executor executor;
-
-	private final UformProperties.Shutdown shutdown;
-
-	private final @Nullable Duration phaseTimeout;
-
-	/** Whether the context frees the executor when it destroys its bean; else a close frees it here. */
-	private final Predicate<Executor> freedWhenDestroyed;
+	private volatile @Nullable CloseStart closeStart;
 
 	private volatile boolean running;
 
-	/** Set by this context's {@link ContextClosedEvent}: from then on a stop shuts down. */
-	private volatile boolean closing;
-
-	/** Set by this context's {@link ContextRefreshedEvent}: before it, a stop is a failed refresh's. */
-	private volatile boolean refreshed;
-
-	private @Nullable ApplicationContext context;
+	private boolean started;
 
 	/**
-	 * Makes the lifecycle of one executor bean.
-	 * @param beanName the executor's bean name, for the log
-	 * @param executor the executor
-	 * @param shutdown how to free it
-	 * @param phaseTimeout {@code spring.lifecycle.timeout-per-shutdown-phase}, which also bounds the wait,
-	 *        or {@code null} for no such bound
+	 * Makes the lifecycle of the executor bean of that name.
+	 * @param executorBeanName the executor's bean name
 	 */
-	public UformExecutorLifecycle(String beanName, Executor executor, UformProperties.Shutdown shutdown,
-			@Nullable Duration phaseTimeout) {
-		this(beanName, executor, shutdown, phaseTimeout, (made) -> false);
+	public UformExecutorLifecycle(String executorBeanName) {
+		this.executorBeanName = executorBeanName;
 	}
 
-	/**
-	 * Makes the lifecycle of one executor bean that a close may leave for the context's bean destruction
-	 * to free (see the class comment).
-	 * @param freedWhenDestroyed whether the context will free the executor when it destroys its bean
-	 */
-	UformExecutorLifecycle(String beanName, Executor executor, UformProperties.Shutdown shutdown,
-			@Nullable Duration phaseTimeout, Predicate<Executor> freedWhenDestroyed) {
-		this.freedWhenDestroyed = freedWhenDestroyed;
-		this.beanName = beanName;
-		this.executor = executor;
-		this.shutdown = shutdown;
-		this.phaseTimeout = phaseTimeout;
-		// This lifecycle frees the executor when the context closes, also at JVM exit (SIGTERM), through
-		// Boot's shutdown hook; uform's own hook, running beside it, must not drop the queued calls first.
-		executor.leaveExitToOwner();
-		Duration period = shutdown.getAwaitTerminationPeriod();
-		if (shutdown.isAwaitTermination() && period != null && phaseTimeout != null && period.compareTo(phaseTimeout) > 0) {
-			logger.warn("uform.shutdown.await-termination-period (" + period + ") is longer than "
-					+ "spring.lifecycle.timeout-per-shutdown-phase (" + phaseTimeout + "): uform executor bean '"
-					+ beanName + "' will wait at most " + phaseTimeout + " when the context closes");
-		}
+	@Override
+	public void setBeanName(String name) {
+		this.beanName = name;
 	}
 
 	@Override
 	public void setApplicationContext(ApplicationContext context) {
-		this.context = context;
-	}
-
-	@Override
-	public void onApplicationEvent(ApplicationContextEvent event) {
-		// Events of a child context reach its parent's listeners too; only this context's count.
-		if (this.context != null && event.getApplicationContext() != this.context) {
-			return;
+		if (context instanceof ConfigurableApplicationContext configurable) {
+			this.context = configurable;
 		}
-		if (event instanceof ContextClosedEvent) {
-			this.closing = true;
-			if (this.refreshed && !this.running && !this.freedWhenDestroyed.test(this.executor)) {
-				// Stopped before the close: Spring does not stop it again, and nothing else frees this
-				// executor (the context does not destroy it through UformExecutorDestruction).
-				free();
-			}
-		}
-		else if (event instanceof ContextRefreshedEvent) {
-			this.refreshed = true;
-		}
-	}
-
-	@Override
-	public void start() {
-		// The executor runs from the moment its bean is made; this only marks it for stopping.
-		this.running = true;
 	}
 
 	/**
-	 * Shuts the executor down (or, without a close, drains it) on a thread of its own and calls back
-	 * when it is done, so that the executors of one phase drain at the same time: Spring waits for a phase's
-	 * callbacks at most {@code spring.lifecycle.timeout-per-shutdown-phase} in all, where synchronous
-	 * stops would wait one after the other, each up to the period.
+	 * Takes the executor that the starter's bean method made: that bean depends on this one, so this is
+	 * destroyed, and frees it, even when the context fails before its singletons are all made.
+	 * @param executor the executor just made
+	 * @return the executor
+	 */
+	Executor manage(Executor executor) {
+		take(executor);
+		this.late = true;
+		return executor;
+	}
+
+	private void take(Executor executor) {
+		// Boot's shutdown hook closes the context, and this drains the executor; uform's own exit hook,
+		// running at the same time, would drop its queued calls first.
+		executor.leaveExitToOwner();
+		this.executor = executor;
+	}
+
+	/**
+	 * Marks the executor for stopping; the first time, also takes an executor bean of the application's,
+	 * orders the destruction and reads the settings. Here, once every eager singleton is made: under lazy
+	 * initialization this bean is made only when Spring's lifecycle processor starts it.
+	 */
+	@Override
+	public void start() {
+		if (!this.started) {
+			prepare();
+			this.started = true;
+		}
+		this.running = true;
+	}
+
+	private void prepare() {
+		if (this.context == null || this.beanName == null) {
+			return;
+		}
+		ConfigurableListableBeanFactory beans = this.context.getBeanFactory();
+		if (this.executor == null) {
+			// An executor bean of the application's: destroyed after this, so that this frees it within the
+			// period before its own destroy method could wait for ever.
+			take(beans.getBean(this.executorBeanName, Executor.class));
+			beans.registerDependentBean(this.executorBeanName, this.beanName);
+		}
+		else {
+			// Every java.util.concurrent.Executor (Boot's applicationTaskExecutor awaiting its @Async methods) is
+			// destroyed before the executor bean, and so before this frees it, since that work may still fork
+			// on it. By definition, so that nothing is made early; not this bean's dependents, which Spring
+			// would stop at this phase. One the executor itself depends on keeps its declared order.
+			Set<String> before = dependenciesOf(beans, this.executorBeanName);
+			for (String pool : beans.getBeanNamesForType(java.util.concurrent.Executor.class, true, false)) {
+				if (!before.contains(pool)) {
+					beans.registerDependentBean(this.executorBeanName, pool);
+				}
+			}
+		}
+		Settings settings = settings(true);
+		Duration period = settings.configuredPeriod();
+		if (settings.await() && period != null && period.compareTo(settings.phaseTimeout()) > 0) {
+			logger.warn("uform.shutdown.await-termination-period (" + period + ") is longer than "
+					+ "spring.lifecycle.timeout-per-shutdown-phase (" + settings.phaseTimeout() + "): uform executor bean '"
+					+ this.executorBeanName + "' will wait at most " + settings.phaseTimeout() + " when the context closes");
+		}
+	}
+
+	/**
+	 * Stops on a thread of its own, so that the executors of one phase wait at the same time: Spring
+	 * bounds a phase's callbacks by {@code spring.lifecycle.timeout-per-shutdown-phase} in all.
 	 */
 	@Override
 	public void stop(Runnable callback) {
@@ -189,7 +167,7 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 			finally {
 				callback.run();
 			}
-		}, "uform-stop-" + this.beanName);
+		}, "uform-stop-" + this.executorBeanName);
 		stopping.setDaemon(true);
 		stopping.start();
 	}
@@ -201,158 +179,122 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 	}
 
 	private void stopNow() {
-		if (!this.refreshed) {
-			// A failed refresh: nothing waits late for a context that never started.
-			free();
+		Executor executor = this.executor;
+		if (executor == null || this.context == null) {
+			return;
 		}
-		else if (this.closing) {
-			shutDown();
+		if (this.context.isClosed()) {
+			close(executor);
 		}
-		else {
-			drain();
+		else if (this.context.isRunning()) {
+			// Stopped to be started again (checkpoint and restore): the executor stays, drained.
+			drain(executor);
 		}
+		// Else a refresh failed as the lifecycles started: the context destroys this bean next, which frees it.
 	}
 
 	/**
-	 * A close: refuses new deferred calls and lets the submitted ones finish within the period; the
-	 * executor stays forkable until its bean is destroyed (see the class comment). Without
-	 * {@code await-termination}, where the context will not free it when it destroys it, or when a call
-	 * is still running at the end of the period, it is freed now instead.
+	 * Refuses new deferred calls and waits for the submitted ones; forks still run until {@link #destroy}.
+	 * Frees now instead without {@code await-termination}, when a call is still running at the end of the
+	 * period, or where the executor is not {@link #late}.
 	 */
-	private void shutDown() {
-		if (!this.shutdown.isAwaitTermination() || !this.freedWhenDestroyed.test(this.executor)) {
-			// Nothing would free it later: freed now, within the period.
-			free();
+	private void close(Executor executor) {
+		Settings settings = settings(false);
+		if (this.closeStart == null) {
+			this.closeStart = CloseStart.of(executor);
+		}
+		if (!settings.await() || !this.late) {
+			free(executor, settings.period(), settings);
 			return;
 		}
-		Duration period = effectivePeriod(this.shutdown, this.phaseTimeout);
-		CLOSE_STARTS.putIfAbsent(this.executor, CloseStart.of(this.executor));
 		boolean finished;
 		try {
-			finished = this.executor.refuseDeferred(period);
+			finished = executor.refuseDeferred(settings.period());
 		}
 		catch (UformException ex) {
-			logger.warn("uform executor bean '" + this.beanName + "' could not wait for its deferred calls: "
+			logger.warn("uform executor bean '" + this.executorBeanName + "' could not wait for its deferred calls: "
 					+ ex.getMessage() + "; freeing it now", ex);
 			finished = false;
 		}
 		if (!finished) {
-			// The period is spent: give up on what still runs, as a free with that period would have.
-			free(this.beanName, this.executor, Duration.ZERO,
-					"after uform.shutdown.await-termination-period (" + period + ")");
+			free(executor, Duration.ZERO, settings);
 		}
 	}
 
-	/** A stop without a close: lets the submitted work finish within the period; the executor stays. */
-	private void drain() {
-		if (!this.shutdown.isAwaitTermination()) {
+	private void drain(Executor executor) {
+		Settings settings = settings(false);
+		if (!settings.await()) {
 			return;
 		}
-		Duration period = effectivePeriod(this.shutdown, this.phaseTimeout);
 		try {
-			// Drained into the mood it has: an application that chose GRINDING keeps it after start().
-			Mood mood = this.executor.statistics().mood();
-			if (period == null) {
-				this.executor.drain(mood);
-			}
-			else if (!this.executor.drain(mood, period)) {
-				logger.warn("uform executor bean '" + this.beanName + "' still had work running after "
-						+ "uform.shutdown.await-termination-period (" + period + ") when the context stopped; it goes on, "
-						+ "and the executor serves again when the context starts");
+			// Into the mood it has: an application that chose GRINDING keeps it after start().
+			if (!executor.drain(executor.statistics().mood(), settings.period())) {
+				logger.warn("uform executor bean '" + this.executorBeanName + "' still had work running after "
+						+ "uform.shutdown.await-termination-period (" + settings.period() + ") when the context stopped; "
+						+ "it goes on, and the executor serves again when the context starts");
 			}
 		}
 		catch (UformException ex) {
-			// Freed by someone already, say: a stop has nothing to drain then.
-			logger.debug("uform executor bean '" + this.beanName + "' was not drained: " + ex.getMessage(), ex);
+			// Freed by someone already: a stop has nothing to drain then.
+			logger.debug("uform executor bean '" + this.executorBeanName + "' was not drained: " + ex.getMessage(), ex);
 		}
 	}
 
-	private void free() {
-		free(this.beanName, this.executor, this.shutdown, this.phaseTimeout);
-	}
-
 	/**
-	 * Frees an executor bean as the context's close does: within {@link #effectivePeriod}, reporting
-	 * unfinished work in a WARN; never throws.
-	 * @param beanName the executor's bean name, for the log
-	 * @param executor the executor
-	 * @param shutdown how to free it
-	 * @param phaseTimeout {@code spring.lifecycle.timeout-per-shutdown-phase}, or {@code null}
+	 * Frees the executor within the period, or at once where the close already spent the period on a call
+	 * still in flight: waiting for the same stuck call again would double the close. Never throws.
 	 */
-	static void free(String beanName, Executor executor, UformProperties.Shutdown shutdown,
-			@Nullable Duration phaseTimeout) {
-		Duration period = effectivePeriod(shutdown, phaseTimeout);
-		free(beanName, executor, period, (shutdown.isAwaitTermination())
-				? "after uform.shutdown.await-termination-period (" + period + ")"
-				: "at once, as uform.shutdown.await-termination is false");
-	}
-
-	/**
-	 * Frees an executor bean that the context destroys: within {@link #effectivePeriod}, as
-	 * {@link #free(String, Executor, UformProperties.Shutdown, Duration)} does, or at once where the
-	 * close already spent that period on the deferred calls. That is so when the executor refuses
-	 * deferred calls ({@code CLOSING}) and some are still in flight: the close's wait for them is never
-	 * longer than Spring's phase timeout, so by the time Spring destroys the beans it has run out (or
-	 * runs out this moment, and its own free at once meets this one). Waiting a second period for the
-	 * same stuck call would double the close. Never throws.
-	 * @param beanName the executor's bean name, for the log
-	 * @param executor the executor
-	 * @param shutdown how to free it
-	 * @param phaseTimeout {@code spring.lifecycle.timeout-per-shutdown-phase}, or {@code null}
-	 */
-	static void freeWhenDestroyed(String beanName, Executor executor, UformProperties.Shutdown shutdown,
-			@Nullable Duration phaseTimeout) {
+	@Override
+	public void destroy() {
+		Executor executor = this.executor;
+		if (executor == null) {
+			return;
+		}
+		Settings settings = settings(false);
 		ExecutorStatistics statistics = executor.statistics();
-		if (shutdown.isAwaitTermination() && statistics.state() == Executor.State.CLOSING
-				&& statistics.deferredInFlight() > 0) {
-			free(beanName, executor, Duration.ZERO, "after uform.shutdown.await-termination-period ("
-					+ effectivePeriod(shutdown, phaseTimeout) + ")");
-		}
-		else {
-			free(beanName, executor, shutdown, phaseTimeout);
-		}
+		boolean spent = settings.await() && statistics.state() == Executor.State.CLOSING
+				&& statistics.deferredInFlight() > 0;
+		free(executor, spent ? Duration.ZERO : settings.period(), settings);
 	}
 
-	/**
-	 * Frees an executor within {@code period}, reporting unfinished work in a WARN; never throws.
-	 * @param period the longest wait, or {@code null} to wait as long as the work takes
-	 * @param setting why the wait was that long, for the WARN: {@code after ... (30s)}
-	 */
-	private static void free(String beanName, Executor executor, @Nullable Duration period, String setting) {
-		CloseStart start = CLOSE_STARTS.remove(executor);
+	private void free(Executor executor, Duration period, Settings settings) {
+		if (executor.statistics().state() == Executor.State.FREED) {
+			return;
+		}
+		CloseStart start = this.closeStart;
 		if (start == null) {
 			start = CloseStart.of(executor);
 		}
-		if (executor.statistics().state() == Executor.State.FREED) {
-			// Freed already (a second free does nothing): said when it was.
-			return;
-		}
 		try {
-			if (period == null) {
-				executor.free();
-			}
-			else {
-				executor.free(period);
-			}
+			executor.free(period);
 		}
 		catch (UformException ex) {
 			if (ex.status() == UformException.Status.TIMEOUT) {
-				logger.warn("uform executor bean '" + beanName + "' was freed with work unfinished " + setting + ": "
-						+ ex.getMessage());
+				logger.warn("uform executor bean '" + this.executorBeanName + "' was freed with work unfinished "
+						+ settings.why() + ": " + ex.getMessage());
 			}
 			else {
-				logger.warn("uform executor bean '" + beanName + "' could not be freed cleanly: " + ex.getMessage(), ex);
-				freeAtOnce(beanName, executor);
+				logger.warn("uform executor bean '" + this.executorBeanName + "' could not be freed cleanly: "
+						+ ex.getMessage(), ex);
+				freeAtOnce(executor);
 			}
 		}
-		logFreed(beanName, start, executor.statistics());
+		logFreed(start, executor.statistics());
 	}
 
-	/**
-	 * Says at INFO that an executor bean was freed, how long its close took and what became of the
-	 * deferred calls it held then, as Spring's executors say when they shut down.
-	 */
-	private static void logFreed(String beanName, CloseStart start, ExecutorStatistics end) {
+	/** After a free that failed for another reason than time: never left to an unbounded free. */
+	private void freeAtOnce(Executor executor) {
+		try {
+			executor.free(Duration.ZERO);
+		}
+		catch (UformException ex) {
+			logger.debug("uform executor bean '" + this.executorBeanName + "' freed without waiting: " + ex.getMessage(),
+					ex);
+		}
+	}
+
+	/** Says at INFO how long the close took and what became of the deferred calls, as Spring's executors do. */
+	private void logFreed(CloseStart start, ExecutorStatistics end) {
 		if (!logger.isInfoEnabled()) {
 			return;
 		}
@@ -361,55 +303,49 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 				- (before.deferredCompleted() + before.deferredFailed());
 		long dropped = end.deferredCancelled() - before.deferredCancelled();
 		long millis = (System.nanoTime() - start.nanos()) / 1_000_000;
-		logger.info("Freed uform executor bean '" + beanName + "' (" + end.name() + ") in " + millis + " ms: "
-				+ UformStartupLog.counted(before.deferredInFlight(), "deferred call") + " in flight when it closed, "
-				+ finished + " finished" + ((dropped > 0) ? ", " + dropped + " dropped" : ""));
+		logger.info("Freed uform executor bean '" + this.executorBeanName + "' (" + end.name() + ") in " + millis
+				+ " ms: " + UformStartupLog.counted(before.deferredInFlight(), "deferred call")
+				+ " in flight when it closed, " + finished + " finished" + ((dropped > 0) ? ", " + dropped + " dropped" : ""));
 	}
 
 	/**
-	 * An executor's state when its close began.
-	 * @param nanos {@link System#nanoTime()} then
-	 * @param statistics its statistics then
+	 * The settings, bound once. Strict at startup, so that a value that does not bind fails it; lenient at
+	 * close, where a failed startup must still free the executor: with the defaults then.
 	 */
-	private record CloseStart(long nanos, ExecutorStatistics statistics) {
-
-		static CloseStart of(Executor executor) {
-			return new CloseStart(System.nanoTime(), executor.statistics());
-		}
-	}
-
-	/**
-	 * After a free that failed for another reason than time, frees without waiting, so that what
-	 * frees the executor in the end is never the bean's unbounded {@code free} destroy method.
-	 */
-	private static void freeAtOnce(String beanName, Executor executor) {
-		if (executor.statistics().state() == Executor.State.FREED) {
-			return;
+	private Settings settings(boolean strict) {
+		Settings settings = this.settings;
+		if (settings != null) {
+			return settings;
 		}
 		try {
-			executor.free(Duration.ZERO);
+			Binder binder = Binder.get(this.context.getEnvironment());
+			settings = new Settings(binder.bindOrCreate("uform.shutdown", UformProperties.Shutdown.class),
+					binder.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+						.orElse(DEFAULT_PHASE_TIMEOUT));
 		}
-		catch (UformException ex) {
-			logger.debug("uform executor bean '" + beanName + "' freed without waiting: " + ex.getMessage(), ex);
+		catch (RuntimeException ex) {
+			if (strict) {
+				throw ex;
+			}
+			logger.debug("uform.shutdown or spring.lifecycle.timeout-per-shutdown-phase did not bind; freeing "
+					+ "executor bean '" + this.executorBeanName + "' with the defaults", ex);
+			settings = new Settings(new UformProperties.Shutdown(), DEFAULT_PHASE_TIMEOUT);
 		}
+		this.settings = settings;
+		return settings;
 	}
 
-	/**
-	 * How long freeing waits: {@code await-termination-period}, no longer than the shutdown phase's
-	 * timeout (Spring applies that timeout only to asynchronous stops, and {@link #stop()} is
-	 * synchronous, so it is applied here), or zero without {@code await-termination}. Never negative:
-	 * {@code UformProperties} refuses a negative period at startup, but a negative
-	 * {@code timeout-per-shutdown-phase} is Boot's, and an executor's free refuses a negative wait.
-	 */
-	static @Nullable Duration effectivePeriod(UformProperties.Shutdown shutdown, @Nullable Duration phaseTimeout) {
-		if (!shutdown.isAwaitTermination()) {
-			return Duration.ZERO;
+	/** The beans this one depends on, directly or through beans it depends on. */
+	private static Set<String> dependenciesOf(ConfigurableListableBeanFactory beans, String bean) {
+		Set<String> found = new HashSet<>();
+		Deque<String> next = new ArrayDeque<>(List.of(beans.getDependenciesForBean(bean)));
+		while (!next.isEmpty()) {
+			String name = next.poll();
+			if (found.add(name)) {
+				next.addAll(List.of(beans.getDependenciesForBean(name)));
+			}
 		}
-		Duration period = shutdown.getAwaitTerminationPeriod();
-		if (phaseTimeout != null && (period == null || period.compareTo(phaseTimeout) > 0)) {
-			period = phaseTimeout;
-		}
-		return (period != null && period.isNegative()) ? Duration.ZERO : period;
+		return found;
 	}
 
 	@Override
@@ -420,5 +356,55 @@ public class UformExecutorLifecycle implements SmartLifecycle, ApplicationListen
 	@Override
 	public int getPhase() {
 		return PHASE;
+	}
+
+	/**
+	 * {@code uform.shutdown.*} and {@code spring.lifecycle.timeout-per-shutdown-phase}.
+	 * @param shutdown the uform settings
+	 * @param phaseTimeout Boot's bound on each shutdown phase
+	 */
+	private record Settings(UformProperties.Shutdown shutdown, Duration phaseTimeout) {
+
+		boolean await() {
+			return this.shutdown.isAwaitTermination();
+		}
+
+		@Nullable Duration configuredPeriod() {
+			return this.shutdown.getAwaitTerminationPeriod();
+		}
+
+		/**
+		 * How long freeing waits: the period, no longer than the phase timeout (Spring applies that only to
+		 * asynchronous stops), zero without {@code await-termination}; never negative, as a negative phase
+		 * timeout is Boot's to accept and a free refuses a negative wait.
+		 */
+		Duration period() {
+			Duration period = configuredPeriod();
+			if (!await()) {
+				return Duration.ZERO;
+			}
+			if (period == null || period.compareTo(this.phaseTimeout) > 0) {
+				period = this.phaseTimeout;
+			}
+			return period.isNegative() ? Duration.ZERO : period;
+		}
+
+		/** Why the wait was that long, for the WARN of a free with work unfinished. */
+		String why() {
+			return await() ? "after uform.shutdown.await-termination-period (" + period() + ")"
+					: "at once, as uform.shutdown.await-termination is false";
+		}
+	}
+
+	/**
+	 * The executor when its close began, for the INFO line once it is freed.
+	 * @param nanos {@link System#nanoTime()} then
+	 * @param statistics its statistics then
+	 */
+	private record CloseStart(long nanos, ExecutorStatistics statistics) {
+
+		static CloseStart of(Executor executor) {
+			return new CloseStart(System.nanoTime(), executor.statistics());
+		}
 	}
 }

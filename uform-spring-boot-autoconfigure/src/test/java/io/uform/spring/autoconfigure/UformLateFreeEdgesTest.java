@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -25,11 +26,11 @@ import io.uform.ExecutorForRamConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A closing context leaves its uform executors forkable until it destroys their beans, and frees them
- * then ({@link UformExecutorDestruction}). Where Spring never calls back for an executor's
- * destruction, its lifecycle must free it at its phase, as before the late free: a
- * {@code FactoryBean}'s product, a singleton registered by hand, an executor made before the
- * post-processors. And the order the starter adds must not turn round one the application declared.
+ * A closing context leaves its uform executors forkable until it destroys their lifecycle beans, which
+ * free them then ({@link UformExecutorLifecycle#destroy()}), also where Spring never destroys the
+ * executor bean itself: a {@code FactoryBean}'s product, a singleton registered by hand, an executor
+ * made before the post-processors. And the order the starter adds must not turn round one the
+ * application declared.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class UformLateFreeEdgesTest {
@@ -44,6 +45,22 @@ class UformLateFreeEdgesTest {
 		this.contextRunner.withBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, RamExecutorFactory.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed().hasBean("uformRamExecutorLifecycle");
+				made[0] = context.getBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, Executor.class);
+			});
+		assertThat(made[0].statistics().state()).isEqualTo(Executor.State.FREED);
+		assertThat(UformThreads.awaitNoneOwnedBy(made[0].name(), Duration.ofSeconds(5))).isEmpty();
+	}
+
+	/** Boot's lazy initialization: the lifecycle bean is made only when Spring's lifecycle processor starts it. */
+	@Test
+	void underLazyInitializationAnExecutorAFactoryBeanMakesIsStillFreed() throws Exception {
+		Executor[] made = new Executor[1];
+		this.contextRunner
+			.withInitializer(
+					(context) -> context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()))
+			.withBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, RamExecutorFactory.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
 				made[0] = context.getBean(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, Executor.class);
 			});
 		assertThat(made[0].statistics().state()).isEqualTo(Executor.State.FREED);

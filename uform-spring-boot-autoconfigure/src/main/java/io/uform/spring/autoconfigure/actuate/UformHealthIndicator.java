@@ -13,11 +13,7 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.ApplicationContext;
-import org.springframework.context.ApplicationListener;
-import org.springframework.context.event.ApplicationContextEvent;
-import org.springframework.context.event.ContextClosedEvent;
-import org.springframework.context.event.ContextStartedEvent;
-import org.springframework.context.event.ContextStoppedEvent;
+import org.springframework.context.ConfigurableApplicationContext;
 
 import io.uform.Executor;
 import io.uform.ExecutorStatistics;
@@ -54,8 +50,7 @@ import io.uform.UformException;
  * device directory removed since discovery), and this indicator reports that. Other reading errors
  * leave a field missing, as a device without that sensor does, and are not faults.
  */
-public class UformHealthIndicator extends AbstractHealthIndicator
-		implements ApplicationListener<ApplicationContextEvent> {
+public class UformHealthIndicator extends AbstractHealthIndicator {
 
 	private final ApplicationContext context;
 
@@ -63,16 +58,10 @@ public class UformHealthIndicator extends AbstractHealthIndicator
 
 	private final IntFunction<GpuReadings> readings;
 
-	/** Set by this context's {@link ContextClosedEvent}, which comes before anything is stopped. */
-	private volatile boolean closing;
-
-	/** Set by this context's {@link ContextStoppedEvent}, cleared by its {@link ContextStartedEvent}. */
-	private volatile boolean stopped;
-
 	/**
 	 * Makes the indicator over the executor and mesh beans of an application context and the GPUs of
 	 * this process.
-	 * @param context the application context whose beans it checks and whose close it follows
+	 * @param context the application context whose beans it checks and whose close and stop it reads
 	 */
 	public UformHealthIndicator(ApplicationContext context) {
 		this(context, Uform::gpuDevices, Uform::gpuReadings);
@@ -93,23 +82,6 @@ public class UformHealthIndicator extends AbstractHealthIndicator
 	}
 
 	@Override
-	public void onApplicationEvent(ApplicationContextEvent event) {
-		// Events of a child context reach its parent's listeners too; only this context's count.
-		if (event.getApplicationContext() != this.context) {
-			return;
-		}
-		if (event instanceof ContextClosedEvent) {
-			this.closing = true;
-		}
-		else if (event instanceof ContextStoppedEvent) {
-			this.stopped = true;
-		}
-		else if (event instanceof ContextStartedEvent) {
-			this.stopped = false;
-		}
-	}
-
-	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		List<GpuDevice> listed = this.devices.get();
 		Map<String, Executor> executorBeans = UformFacts.executors(this.context);
@@ -117,12 +89,13 @@ public class UformHealthIndicator extends AbstractHealthIndicator
 		executorBeans.forEach((name, executor) -> snapshots.put(name, executor.statistics()));
 		Map<String, Boolean> meshBeans = new LinkedHashMap<>();
 		UformFacts.meshes(this.context).forEach((name, mesh) -> meshBeans.put(name, joined(mesh)));
-		// Read after the states, never before: a close frees the executors and leaves the mesh only after
-		// its ContextClosedEvent has set `closing` (a stop, after its lifecycles, sets `stopped`), so what
-		// was seen freed above because the context closes is seen here with the flag set. Read first, a
-		// close that began between the two reads would turn its own, planned, free into a DOWN.
-		boolean closing = this.closing;
-		boolean windingDown = closing || this.stopped;
+		// Read after the states, never before: a close is marked closed before it stops or frees anything,
+		// so what was seen freed above because the context closes is seen closing here. Read first, a close
+		// that began between the two reads would turn its own, planned, free into a DOWN.
+		ConfigurableApplicationContext context = (this.context instanceof ConfigurableApplicationContext configurable)
+				? configurable : null;
+		boolean closing = context != null && context.isClosed();
+		boolean windingDown = closing || (context != null && !context.isRunning());
 		List<String> faults = new ArrayList<>();
 		List<String> ended = new ArrayList<>();
 		Map<String, String> executors = new LinkedHashMap<>();

@@ -180,7 +180,6 @@ class UformHealthIndicatorTest {
 						await(executorsClosed, "the executors' lifecycle to stop");
 						return Uform.gpuDevices();
 					}, Uform::gpuReadings);
-					application.addApplicationListener(indicator);
 					Future<Health> health = threads.submit(() -> indicator.health());
 					await(checking, "the check to begin");
 					Future<?> closing = threads.submit(application::close);
