@@ -62,6 +62,7 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 			Map.entry("uform.vram.memory-domains", NODES),
 			Map.entry("uform.vram.scratch-limit", SIZE + ", at most the device's memory"),
 			Map.entry("uform.vram.deferred-limit", WHOLE_NUMBER + " of calls, at least 1, such as 64"),
+			Map.entry("uform.mesh.launcher", "auto, slurm, kubernetes, env or none"),
 			Map.entry("uform.mesh.host-domain-index", WHOLE_NUMBER + " from 0 to host-domain-count - 1, such as "
 					+ "${JOB_COMPLETION_INDEX:0}"),
 			Map.entry("uform.mesh.host-domain-count", WHOLE_NUMBER + " of processes, at least 1, such as 4"),

@@ -10,6 +10,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
 import org.springframework.util.unit.DataSize;
 
+import io.uform.MeshLauncher;
+
 /**
  * The {@code uform.*} properties: how the application's executors are made. Every field is optional;
  * an absent one is derived from the machine when the executor is made, as in uform itself.
@@ -214,10 +216,20 @@ public class UformProperties {
 
 	/**
 	 * Properties of the mesh (the processes of one multi-host run meeting through a shared directory),
-	 * mapped onto {@code io.uform.MeshOptions}. The mesh is made when {@code host-domain-count} is set
-	 * and joins the GPUs of the VRAM executor.
+	 * mapped onto {@code io.uform.MeshOptions}. The mesh is made when {@code host-domain-count} is set,
+	 * or when {@code directory} is set and the launcher gives the count, and joins the GPUs of the VRAM
+	 * executor.
 	 */
 	public static class Mesh {
+
+		/**
+		 * Launcher whose environment variables give this process's index, the count and the job where
+		 * those properties are unset: auto (the one whose variables are set), slurm (SLURM_PROCID,
+		 * SLURM_NTASKS, SLURM_JOB_ID and SLURM_STEP_ID), kubernetes (an Indexed Job's
+		 * JOB_COMPLETION_INDEX), env (RANK and WORLD_SIZE) or none. The directory always comes from
+		 * 'directory'.
+		 */
+		private MeshLauncher launcher = MeshLauncher.AUTO;
 
 		/**
 		 * This process's index among host-domain-count, from 0; in a Kubernetes Indexed Job,
@@ -254,6 +266,14 @@ public class UformProperties {
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private @Nullable Duration timeout;
+
+		public MeshLauncher getLauncher() {
+			return this.launcher;
+		}
+
+		public void setLauncher(MeshLauncher launcher) {
+			this.launcher = launcher;
+		}
 
 		public @Nullable Integer getHostDomainIndex() {
 			return this.hostDomainIndex;
