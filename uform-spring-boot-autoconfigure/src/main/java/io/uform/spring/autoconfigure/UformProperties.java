@@ -232,14 +232,15 @@ public class UformProperties {
 		private MeshLauncher launcher = MeshLauncher.AUTO;
 
 		/**
-		 * This process's index among host-domain-count, from 0; in a Kubernetes Indexed Job,
-		 * ${JOB_COMPLETION_INDEX}. Unset takes 0.
+		 * This process's index among host-domain-count, from 0. Unset takes the launcher's (such as
+		 * SLURM_PROCID or JOB_COMPLETION_INDEX), else 0.
 		 */
 		private @Nullable Integer hostDomainIndex;
 
 		/**
 		 * Processes in the run, one per host. Setting it makes the uformMesh bean; 1 is a run with no
-		 * peers.
+		 * peers. Unset takes the launcher's (such as SLURM_NTASKS), which makes the mesh together
+		 * with 'directory'.
 		 */
 		private @Nullable Integer hostDomainCount;
 
