@@ -49,12 +49,14 @@ public record MeshLaunch(MeshLauncher launcher, Integer hostDomainIndex, String 
 					+ "set " + this.indexVariable + " as the launcher does, or hostDomainIndex (uform.mesh.host-domain-index)");
 		}
 		if ((indexFromHere || countFromHere) && count > 1 && job == null) {
-			throw halfSet(((indexFromHere) ? this.indexVariable + " = " + index : this.countVariable + " = " + count)
+			throw halfSet((indexFromHere ? this.indexVariable + " = " + index : this.countVariable + " = " + count)
 					+ " puts this process in a run of " + count + ", and nothing names the run: " + jobFix());
 		}
 		if ((indexFromHere || countFromHere) && index != null && count != null && (index < 0 || index >= count)) {
-			throw new UformException(UformException.Status.INVALID_ARGUMENT, "Mesh launcher: index " + index + (indexFromHere ? " (" + this.indexVariable + ")" : "") + " is not in [0, " + count
-					+ ") for the count " + count + (countFromHere ? " (" + this.countVariable + ")" : "")
+			String indexFrom = indexFromHere ? " (" + this.indexVariable + ")" : "";
+			String countFrom = countFromHere ? " (" + this.countVariable + ")" : "";
+			throw new UformException(UformException.Status.INVALID_ARGUMENT, "Mesh launcher: index " + index + indexFrom
+					+ " is not in [0, " + count + ") for the count " + count + countFrom
 					+ ": every process of the run must be given the same count and its own index");
 		}
 		return new MeshOptions(index, count, options.gpusPerMultimemDomain(), options.directory(), job,

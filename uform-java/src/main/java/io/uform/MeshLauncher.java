@@ -2,6 +2,7 @@ package io.uform;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -74,7 +75,7 @@ public enum MeshLauncher {
 	 * @return the lower-case name
 	 */
 	public String label() {
-		return name().toLowerCase(java.util.Locale.ROOT);
+		return name().toLowerCase(Locale.ROOT);
 	}
 
 	private static MeshLaunch auto(Map<String, String> environment) {

@@ -175,7 +175,10 @@ public final class UformMeshSources {
 		return unset;
 	}
 
-	/** Whether {@code uform.mesh.directory} is set; blank counts as unset, as {@link UformAutoConfiguration#meshOptions} reads it. */
+	/**
+	 * Whether {@code uform.mesh.directory} is set; blank counts as unset, as
+	 * {@link UformAutoConfiguration#meshOptions} reads it.
+	 */
 	static boolean hasDirectory(Environment environment) {
 		return StringUtils.hasText(Binder.get(environment).bind("uform.mesh.directory", String.class).orElse(null));
 	}
