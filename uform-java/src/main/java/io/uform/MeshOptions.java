@@ -31,4 +31,91 @@ public record MeshOptions(Integer hostDomainIndex, Integer hostDomainCount, Inte
 	public static MeshOptions defaults() {
 		return new MeshOptions(null, null, null, null, null, null);
 	}
+
+	/**
+	 * Options from the launcher that started this process ({@link MeshLauncher#AUTO}: Slurm's
+	 * {@code srun}, a Kubernetes Indexed Job, or {@code RANK}/{@code WORLD_SIZE}), read from this
+	 * process's environment; the directory is never among them: add it with {@link #withDirectory}.
+	 * With no launcher's variables set, every field is absent (a mesh of one process).
+	 * @return the options the launcher gives
+	 * @throws UformException {@link UformException.Status#INVALID_ARGUMENT} where the launcher's variables
+	 *         are half set or disagree
+	 */
+	public static MeshOptions fromLauncher() {
+		return defaults().withLauncher(MeshLauncher.AUTO);
+	}
+
+	/**
+	 * These options with their absent index, count and job read from a launcher's variables in this
+	 * process's environment. A field set here always wins over the launcher.
+	 * @param launcher which launcher's variables to read; {@link MeshLauncher#AUTO} finds it
+	 * @return the options with the launcher's values filled in
+	 * @throws UformException {@link UformException.Status#INVALID_ARGUMENT} where the launcher's variables
+	 *         are half set or disagree, or a chosen launcher's are not set at all
+	 * @see MeshLauncher#read(java.util.Map)
+	 * @see MeshLaunch#fill(MeshOptions)
+	 */
+	public MeshOptions withLauncher(MeshLauncher launcher) {
+		return launcher.read(System.getenv()).fill(this);
+	}
+
+	/**
+	 * These options with another index.
+	 * @param hostDomainIndex this process's index among {@code hostDomainCount}, or {@code null}
+	 * @return the changed copy
+	 */
+	public MeshOptions withHostDomainIndex(Integer hostDomainIndex) {
+		return new MeshOptions(hostDomainIndex, this.hostDomainCount, this.gpusPerMultimemDomain, this.directory,
+				this.job, this.timeout);
+	}
+
+	/**
+	 * These options with another count.
+	 * @param hostDomainCount processes in the run, or {@code null}
+	 * @return the changed copy
+	 */
+	public MeshOptions withHostDomainCount(Integer hostDomainCount) {
+		return new MeshOptions(this.hostDomainIndex, hostDomainCount, this.gpusPerMultimemDomain, this.directory,
+				this.job, this.timeout);
+	}
+
+	/**
+	 * These options with another multicast domain size.
+	 * @param gpusPerMultimemDomain GPUs one NVLink multicast domain spans, or {@code null}
+	 * @return the changed copy
+	 */
+	public MeshOptions withGpusPerMultimemDomain(Integer gpusPerMultimemDomain) {
+		return new MeshOptions(this.hostDomainIndex, this.hostDomainCount, gpusPerMultimemDomain, this.directory,
+				this.job, this.timeout);
+	}
+
+	/**
+	 * These options with another directory.
+	 * @param directory the directory every host sees, or {@code null}
+	 * @return the changed copy
+	 */
+	public MeshOptions withDirectory(Path directory) {
+		return new MeshOptions(this.hostDomainIndex, this.hostDomainCount, this.gpusPerMultimemDomain, directory,
+				this.job, this.timeout);
+	}
+
+	/**
+	 * These options with another job.
+	 * @param job the run's unique name, or {@code null}
+	 * @return the changed copy
+	 */
+	public MeshOptions withJob(String job) {
+		return new MeshOptions(this.hostDomainIndex, this.hostDomainCount, this.gpusPerMultimemDomain, this.directory,
+				job, this.timeout);
+	}
+
+	/**
+	 * These options with another timeout.
+	 * @param timeout how long any wait for a peer lasts, or {@code null}
+	 * @return the changed copy
+	 */
+	public MeshOptions withTimeout(Duration timeout) {
+		return new MeshOptions(this.hostDomainIndex, this.hostDomainCount, this.gpusPerMultimemDomain, this.directory,
+				this.job, timeout);
+	}
 }

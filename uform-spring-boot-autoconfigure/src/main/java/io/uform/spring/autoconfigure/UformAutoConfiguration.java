@@ -16,7 +16,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.context.annotation.Bean;
@@ -42,7 +41,10 @@ import io.uform.UformException;
  * bean, made where {@code uform.vram.enabled} says ({@code auto}: only where this process sees a GPU).
  * It is not a default candidate: ask for it with {@code @Qualifier("uformVramExecutor")}.</li>
  * <li>{@code uform.mesh.*} becomes a {@link MeshOptions} bean when {@code uform.mesh.host-domain-count}
- * is set, and the {@code uformMesh} bean, which borrows the VRAM executor.</li>
+ * is set, or {@code uform.mesh.directory} is set and the launcher ({@code uform.mesh.launcher}: Slurm,
+ * a Kubernetes Indexed Job, {@code RANK}/{@code WORLD_SIZE}) gives the count; what the properties leave
+ * unset comes from the launcher's variables ({@link UformMeshSources}). The {@code uformMesh} bean
+ * borrows the VRAM executor.</li>
  * </ul>
  * The config beans and the beans made from them are separate so that a user can replace either; each
  * backs off when the user defines their own. Customizer beans adjust a config, in {@code @Order}, before
@@ -168,14 +170,24 @@ public final class UformAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	@ConditionalOnProperty(prefix = "uform.mesh", name = "host-domain-count")
-	MeshOptions uformMeshOptions(UformProperties properties, ObjectProvider<MeshOptionsCustomizer> customizers,
+	@Conditional(OnMeshCondition.class)
+	UformMeshSources uformMeshSources(UformProperties properties, Environment environment) {
+		return UformMeshSources.of(properties, environment);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnMeshCondition.class)
+	MeshOptions uformMeshOptions(UformMeshSources sources, ObjectProvider<MeshOptionsCustomizer> customizers,
 			ListableBeanFactory beans) {
-		return customize(meshOptions(properties), MeshOptionsCustomizer.class, customizers, beans,
+		return customize(sources.options(), MeshOptionsCustomizer.class, customizers, beans,
 				MeshOptionsCustomizer::customize).result();
 	}
 
-	/** The mesh options as {@code uform.mesh.*} alone makes them, before any customizer. */
+	/**
+	 * The mesh options as {@code uform.mesh.*} alone makes them, before the launcher's variables fill
+	 * in what they leave unset ({@link UformMeshSources}) and before any customizer.
+	 */
 	static MeshOptions meshOptions(UformProperties properties) {
 		UformProperties.Mesh mesh = properties.getMesh();
 		// A blank directory (UFORM_MESH_DIRECTORY= in a manifest whose value did not arrive) is unset, not
@@ -193,7 +205,7 @@ public final class UformAutoConfiguration {
 	@ConditionalOnMissingBean(name = MESH_BEAN_NAME)
 	@ConditionalOnBean(MeshOptions.class)
 	Mesh uformMesh(MeshOptions options, @Qualifier(VRAM_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> vramExecutor,
-			Environment environment, ObjectProvider<UformProperties> properties,
+			ObjectProvider<UformMeshSources> sources, Environment environment, ObjectProvider<UformProperties> properties,
 			ObjectProvider<MeshOptionsCustomizer> customizers, ListableBeanFactory beans) {
 		Executor executor = vramExecutor.getIfAvailable();
 		if (executor == null) {
@@ -201,14 +213,17 @@ public final class UformAutoConfiguration {
 					+ VRAM_EXECUTOR_BEAN_NAME + "', and none was made: " + whyNoVramExecutor(environment));
 		}
 		long start = System.nanoTime();
+		UformMeshSources madeFrom = sources.getIfAvailable();
 		try {
 			Mesh mesh = Mesh.bootstrap(executor, options);
-			UformStartupLog.made(MESH_BEAN_NAME, mesh, (System.nanoTime() - start) / 1_000_000);
+			UformStartupLog.made(MESH_BEAN_NAME, mesh, (System.nanoTime() - start) / 1_000_000,
+					(madeFrom != null) ? madeFrom.origins(options) : null);
 			return mesh;
 		}
 		catch (UformException ex) {
+			MeshOptions fromProperties = (madeFrom != null) ? madeFrom.options() : meshOptions(properties.getObject());
 			throw ConfigFieldBlame.MESH.blame(MESH_BEAN_NAME, ex, options,
-					customize(meshOptions(properties.getObject()), MeshOptionsCustomizer.class, customizers, beans,
+					customize(fromProperties, MeshOptionsCustomizer.class, customizers, beans,
 							MeshOptionsCustomizer::customize),
 					environment, beans);
 		}

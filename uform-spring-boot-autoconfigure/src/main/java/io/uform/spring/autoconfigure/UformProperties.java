@@ -13,6 +13,7 @@ import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
+import io.uform.MeshLauncher;
 import io.uform.UformException;
 
 /**
@@ -260,20 +261,31 @@ public class UformProperties implements Validator {
 
 	/**
 	 * Properties of the mesh (the processes of one multi-host run meeting through a shared directory),
-	 * mapped onto {@code io.uform.MeshOptions}. The mesh is made when {@code host-domain-count} is set
-	 * and joins the GPUs of the VRAM executor.
+	 * mapped onto {@code io.uform.MeshOptions}. The mesh is made when {@code host-domain-count} is set,
+	 * or when {@code directory} is set and the launcher gives the count, and joins the GPUs of the VRAM
+	 * executor.
 	 */
 	public static class Mesh {
 
 		/**
-		 * This process's index among host-domain-count, from 0 to host-domain-count - 1; in a Kubernetes
-		 * Indexed Job, ${JOB_COMPLETION_INDEX}. Unset takes 0.
+		 * Launcher whose environment variables give this process's index, the count and the job where
+		 * those properties are unset: auto (the one whose variables are set), slurm (SLURM_PROCID,
+		 * SLURM_NTASKS, SLURM_JOB_ID and SLURM_STEP_ID), kubernetes (an Indexed Job's
+		 * JOB_COMPLETION_INDEX), env (RANK and WORLD_SIZE) or none. The directory always comes from
+		 * 'directory'.
+		 */
+		private MeshLauncher launcher = MeshLauncher.AUTO;
+
+		/**
+		 * This process's index among host-domain-count, from 0 to host-domain-count - 1. Unset takes the
+		 * launcher's (such as SLURM_PROCID or JOB_COMPLETION_INDEX), else 0.
 		 */
 		private @Nullable Integer hostDomainIndex;
 
 		/**
-		 * Processes in the run, one per host, at least 1. Setting it makes the uformMesh bean; 1 is a
-		 * run with no peers.
+		 * Processes in the run, one per host, at least 1. Setting it makes the uformMesh bean; 1 is a run
+		 * with no peers. Unset takes the launcher's (such as SLURM_NTASKS), which makes the mesh together
+		 * with 'directory'.
 		 */
 		private @Nullable Integer hostDomainCount;
 
@@ -300,6 +312,14 @@ public class UformProperties implements Validator {
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private @Nullable Duration timeout;
+
+		public MeshLauncher getLauncher() {
+			return this.launcher;
+		}
+
+		public void setLauncher(MeshLauncher launcher) {
+			this.launcher = launcher;
+		}
 
 		public @Nullable Integer getHostDomainIndex() {
 			return this.hostDomainIndex;

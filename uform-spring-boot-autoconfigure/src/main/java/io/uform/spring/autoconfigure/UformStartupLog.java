@@ -2,9 +2,11 @@ package io.uform.spring.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.unit.DataSize;
 
@@ -35,10 +37,24 @@ final class UformStartupLog {
 		return executor;
 	}
 
-	static void made(String beanName, Mesh mesh, long joinMillis) {
+	static void made(String beanName, Mesh mesh, long joinMillis, @Nullable Map<String, String> origins) {
 		if (logger.isInfoEnabled()) {
-			logger.info(describe(beanName, mesh.describe(), joinMillis));
+			logger.info(describe(beanName, mesh.describe(), joinMillis) + fromWhere(origins));
 		}
+	}
+
+	/** Where the mesh's values came from, as {@link UformMeshSources#origins} says: {@code "; values from ..."}. */
+	static String fromWhere(@Nullable Map<String, String> origins) {
+		if (origins == null) {
+			return "";
+		}
+		StringBuilder line = new StringBuilder("; values from: ");
+		String separator = "";
+		for (Map.Entry<String, String> origin : origins.entrySet()) {
+			line.append(separator).append(origin.getKey()).append(' ').append(origin.getValue());
+			separator = ", ";
+		}
+		return line.toString();
 	}
 
 	static String describe(String beanName, ExecutorStatistics stats) {

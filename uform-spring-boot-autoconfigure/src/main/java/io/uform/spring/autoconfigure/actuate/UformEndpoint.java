@@ -24,11 +24,13 @@ import io.uform.GpuReadings;
 import io.uform.GpuVendor;
 import io.uform.Mesh;
 import io.uform.MeshDescription;
+import io.uform.MeshOptions;
 import io.uform.Mood;
 import io.uform.ScratchStatistics;
 import io.uform.Uform;
 import io.uform.UformException;
 import io.uform.spring.autoconfigure.UformAutoConfiguration;
+import io.uform.spring.autoconfigure.UformMeshSources;
 
 /**
  * {@link Endpoint @Endpoint} that shows what uform runs on and with: its version, its capability
@@ -189,7 +191,17 @@ public class UformEndpoint {
 		// One process joins one run; the auto-configured bean comes first where a user added another.
 		String name = meshes.containsKey(UformAutoConfiguration.MESH_BEAN_NAME) ? UformAutoConfiguration.MESH_BEAN_NAME
 				: meshes.keySet().iterator().next();
-		return MeshDescriptor.of(name, meshes.get(name), listed);
+		return MeshDescriptor.of(name, meshes.get(name), listed, origins(name));
+	}
+
+	/** Where the auto-configured mesh's values came from; {@code null} for a mesh the starter did not make. */
+	private @Nullable Map<String, String> origins(String meshBean) {
+		if (!UformAutoConfiguration.MESH_BEAN_NAME.equals(meshBean)) {
+			return null;
+		}
+		UformMeshSources sources = this.beans.getBeanProvider(UformMeshSources.class).getIfAvailable();
+		MeshOptions options = this.beans.getBeanProvider(MeshOptions.class).getIfAvailable();
+		return (sources != null && options != null) ? sources.origins(options) : null;
 	}
 
 	/**
@@ -368,13 +380,17 @@ public class UformEndpoint {
 	 * @param devices this process's GPUs, as ordinals in {@link Uform#gpuDevices()} ({@code -1} for one no
 	 *        longer listed)
 	 * @param peerHosts every process's host name, by index
+	 * @param origins where each option the mesh was made from came from (a property and where it was
+	 *        set, a launcher's variable, or unset), by {@code MeshOptions} field, after {@code launcher};
+	 *        left out for a mesh bean the starter did not make
 	 */
 	public record MeshDescriptor(String bean, String state, @Nullable Integer hostDomainIndex,
 			@Nullable Integer hostDomainCount, @Nullable Integer gpusPerHost, @Nullable Integer gpusPerMultimemDomain,
 			@Nullable Integer multimemDomains, @Nullable String multimemTier, @Nullable String job,
-			@Nullable List<Integer> devices, @Nullable List<String> peerHosts) implements OperationResponseBody {
+			@Nullable List<Integer> devices, @Nullable List<String> peerHosts,
+			@Nullable Map<String, String> origins) implements OperationResponseBody {
 
-		static MeshDescriptor of(String bean, Mesh mesh, List<GpuDevice> listed) {
+		static MeshDescriptor of(String bean, Mesh mesh, List<GpuDevice> listed, @Nullable Map<String, String> origins) {
 			MeshDescription description;
 			try {
 				description = mesh.describe();
@@ -383,12 +399,12 @@ public class UformEndpoint {
 				if (ex.status() != UformException.Status.FREED) {
 					throw ex;
 				}
-				return new MeshDescriptor(bean, MESH_FREED, null, null, null, null, null, null, null, null, null);
+				return new MeshDescriptor(bean, MESH_FREED, null, null, null, null, null, null, null, null, null, null);
 			}
 			List<Integer> ordinals = description.devices().stream().map(listed::indexOf).toList();
 			return new MeshDescriptor(bean, MESH_JOINED, description.hostDomainIndex(), description.hostDomainCount(),
 					description.gpusPerHost(), description.gpusPerMultimemDomain(), description.multimemDomains(),
-					description.multimemTier().label(), description.job(), ordinals, description.peerHosts());
+					description.multimemTier().label(), description.job(), ordinals, description.peerHosts(), origins);
 		}
 	}
 }

@@ -19,6 +19,8 @@ import org.springframework.boot.actuate.endpoint.jackson.EndpointJsonMapper;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import io.uform.Executor;
 import io.uform.GpuReadings;
@@ -326,7 +328,12 @@ class UformEndpointTest {
 
 	@Test
 	void aJoinedMeshShowsWhatDescribeSaysAndAFreedOneOnlyItsState() {
-		this.contextRunner.withPropertyValues("uform.mesh.host-domain-count=1").run((context) -> {
+		// No launcher's variables, whatever the build runs under: every origin below is a property or unset.
+		this.contextRunner.withPropertyValues("uform.mesh.host-domain-count=1")
+			.withInitializer((context) -> context.getEnvironment().getPropertySources().replace(
+					StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, new SystemEnvironmentPropertySource(
+							StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, Map.of())))
+			.run((context) -> {
 			UformEndpoint endpoint = endpoint(context);
 			Mesh mesh = context.getBean(UformAutoConfiguration.MESH_BEAN_NAME, Mesh.class);
 			Executor vram = context.getBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, Executor.class);
@@ -344,7 +351,12 @@ class UformEndpointTest {
 			assertThat(described.peerHosts()).isEqualTo(mesh.describe().peerHosts()).hasSize(1);
 			assertThat(json(context, described).propertyNames()).containsExactly("bean", "state", "hostDomainIndex",
 					"hostDomainCount", "gpusPerHost", "gpusPerMultimemDomain", "multimemDomains", "multimemTier",
-					"devices", "peerHosts");
+					"devices", "peerHosts", "origins");
+			assertThat(described.origins()).containsEntry("launcher", "none (auto)")
+				.containsEntry("hostDomainIndex", "unset: 0")
+				.containsEntry("directory", "unset")
+				.containsEntry("timeout", "unset: 120s")
+				.hasEntrySatisfying("hostDomainCount", (origin) -> assertThat(origin).startsWith("uform.mesh.host-domain-count"));
 			mesh.free();
 			MeshDescriptor freed = (MeshDescriptor) endpoint.part(UformEndpoint.MESH);
 			assertThat(freed).isNotNull();
