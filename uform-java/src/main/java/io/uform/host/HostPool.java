@@ -648,8 +648,9 @@ public final class HostPool {
 			if (spins++ % SPINS_PER_CLOCK_READ == 0) {
 				long now = System.nanoTime();
 				// The pick-up first: a caller preempted past both deadlines still finds a worker that
-				// shares its CPU late, or that worker would never move off it.
-				if (now - published > PICKUP_NANOS && !allPickedUp(current)) {
+				// shares its CPU late, or that worker would never move off it. An oversubscribed pool has no
+				// pure spin and never claims: its workers wait for a CPU, which yielding gives them.
+				if (this.pureSpinNanos > 0 && now - published > PICKUP_NANOS && !allPickedUp(current)) {
 					missing = true;
 					break;
 				}
