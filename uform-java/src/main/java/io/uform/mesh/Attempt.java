@@ -453,9 +453,10 @@ final class Attempt {
 		}
 		StringBuilder message = new StringBuilder("Mesh bootstrap of job '" + job() + "' timed out after "
 				+ Messages.spell(this.self.timeout()) + ": " + what + "; " + this.self.who() + " removed its record, and "
-				+ "the job directory " + this.files.directory() + " unless another process still waits there: then "
-				+ "its abort-" + this.self.incarnation() + ".properties stays to tell that process why, and the last "
-				+ "process of the run to give up removes the directory (a new run of the job ignores abort files)");
+				+ "the job directory " + this.files.directory() + " unless other processes' files are still there: "
+				+ "then its abort-" + this.self.incarnation() + ".properties stays to tell any that still wait why, and "
+				+ "the last process of the run to give up removes the directory (a new run of the job ignores abort "
+				+ "files)");
 		if (!this.unreadable.isEmpty()) {
 			message.append(". Unreadable: ").append(this.unreadable);
 		}

@@ -7,6 +7,7 @@ import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -127,13 +128,14 @@ final class DirectoryRemoval {
 	 * @param job the job
 	 * @param incarnation the remover's incarnation, which names the grave
 	 * @param peers the indices whose records the remover read
-	 * @return whether the directory is gone
+	 * @return whether this call removed the directory
 	 * @throws IOException when it cannot be listed, or a file cannot be removed or put back
 	 */
 	static boolean removeAbandoned(Path directory, String job, String incarnation, Collection<Integer> peers)
 			throws IOException {
 		Path home = directory.resolve(job);
-		if (Files.isSymbolicLink(home)) {
+		if (!Files.isDirectory(home, LinkOption.NOFOLLOW_LINKS)) {
+			// Gone already, or a link or a file that this process refused to use.
 			return false;
 		}
 		JobFiles files = new JobFiles(home, incarnation);

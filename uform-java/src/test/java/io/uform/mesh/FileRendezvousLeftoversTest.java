@@ -58,7 +58,7 @@ class FileRendezvousLeftoversTest {
 		MemberRecord self = FileRendezvous.announce("waiting", 0, 3, 1, false, Duration.ofMillis(200), List.of());
 		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
 			.hasMessageContaining("index 2 never joined")
-			.hasMessageContaining("abort-" + self.incarnation() + ".properties stays to tell that process why");
+			.hasMessageContaining("abort-" + self.incarnation() + ".properties stays to tell any that still wait why");
 		assertThat(names(job)).containsExactly("abort-" + self.incarnation() + ".properties", "member-1.properties");
 		assertThat(job.resolve("abort-" + self.incarnation() + ".properties")).content().contains("marker.status=TIMEOUT");
 	}
