@@ -90,6 +90,8 @@ class FileRendezvousLeftoversTest {
 				assertThat(failure.status()).isEqualTo(Status.INVALID_ARGUMENT);
 				assertThat(failure.field()).isEqualTo("job");
 				assertThat(failure.getCause()).isInstanceOf(IOException.class);
+				// Nothing of its give-up went wrong on the way: the file is not listed as a directory.
+				assertThat(failure.getSuppressed()).isEmpty();
 			});
 		assertThat(file).content().isEqualTo("someone's notes");
 		assertThat(names(this.directory)).containsExactly("run-1");
