@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentSkipListMap;
 
 import io.uform.UformException;
 import io.uform.UformException.Status;
@@ -36,6 +36,9 @@ import io.uform.UformException.Status;
  *     </td><td>guarded by {@code this}: a join that completed is never given up</td></tr>
  * <tr><td>this process's files</td><td>{@code write}, {@code writeOwnRecord}, {@link #giveUp}</td>
  *     <td>the peers</td><td>each write and the give-up hold {@code this}</td></tr>
+ * <tr><td>{@code seen}</td><td>the joining thread, as it reads records</td><td>{@link #giveUp}, on either
+ *     thread: the peers whose records keep the directory</td><td>a concurrent map; its lookups only back up
+ *     the give-up's listing, which is what decides</td></tr>
  * </table>
  */
 final class Attempt {
@@ -48,8 +51,11 @@ final class Attempt {
 
 	private final long deadline;
 
-	/** Records read so far, by index; this process's own among them. */
-	private final Map<Integer, MemberRecord> seen = new TreeMap<>();
+	/**
+	 * Records read so far, by index; this process's own among them. Concurrent only because a give-up
+	 * at the JVM's exit reads its indices on the exit hook's thread.
+	 */
+	private final Map<Integer, MemberRecord> seen = new ConcurrentSkipListMap<>();
 
 	/** Indices whose {@code ready} file, of the incarnation in {@link #seen}, was read. */
 	private final Set<Integer> ready = new TreeSet<>();
@@ -446,7 +452,11 @@ final class Attempt {
 					+ "longer timeout";
 		}
 		StringBuilder message = new StringBuilder("Mesh bootstrap of job '" + job() + "' timed out after "
-				+ Messages.spell(this.self.timeout()) + ": " + what + "; " + this.self.who() + " removed its record");
+				+ Messages.spell(this.self.timeout()) + ": " + what + "; " + this.self.who() + " removed its record, and "
+				+ "the job directory " + this.files.directory() + " unless other processes' files are still there: "
+				+ "then its abort-" + this.self.incarnation() + ".properties stays to tell any that still wait why, and "
+				+ "the last process of the run to give up removes the directory (a new run of the job ignores abort "
+				+ "files)");
 		if (!this.unreadable.isEmpty()) {
 			message.append(". Unreadable: ").append(this.unreadable);
 		}
@@ -529,6 +539,15 @@ final class Attempt {
 			// thread just as they are written): only files carrying its incarnation are removed.
 			this.files.deleteIfOwned(FileNames.name(FileNames.READY, this.self.index()));
 			this.files.deleteIfOwned(member(this.self.index()));
+			// The last process of the run to give up takes the directory, aborts and all: nothing of a
+			// failed run is left to puzzle the next run of the job.
+			List<Integer> peers = new ArrayList<>();
+			for (int index : this.seen.keySet()) {
+				if (index != this.self.index()) {
+					peers.add(index);
+				}
+			}
+			DirectoryRemoval.removeAbandoned(this.directory, job(), this.self.incarnation(), peers);
 		}
 		catch (IOException ex) {
 			failure.addSuppressed(ex);

@@ -7,10 +7,12 @@ import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 
@@ -109,6 +111,47 @@ final class DirectoryRemoval {
 			restore(grave, home);
 		}
 		return true;
+	}
+
+	/**
+	 * Removes the directory of a bootstrap that failed, once nothing but abort files is left in it:
+	 * every process that wrote a record there has given up and removed its files, so no process is
+	 * left to read the aborts (one that arrives later ignores them), and the directory would only
+	 * puzzle whoever looks next. While any other file is there (a peer still waiting, an earlier run's
+	 * leftovers, a file that is not the mesh's) nothing is removed. A record that a new run writes in
+	 * the moment between the listing and the rename goes back, as when a finished run is removed, and
+	 * so do the abort files beside it. A job directory that is a symbolic link is never touched.
+	 * <p>A listing may lag (an NFS client's cached listing): the record of each peer the remover knows
+	 * of is also looked up by name, which a lagging listing does not fool, before a peer's directory is
+	 * taken from under it.
+	 * @param directory the mesh directory
+	 * @param job the job
+	 * @param incarnation the remover's incarnation, which names the grave
+	 * @param peers the indices whose records the remover read
+	 * @return whether this call removed the directory
+	 * @throws IOException when it cannot be listed, or a file cannot be removed or put back
+	 */
+	static boolean removeAbandoned(Path directory, String job, String incarnation, Collection<Integer> peers)
+			throws IOException {
+		Path home = directory.resolve(job);
+		if (!Files.isDirectory(home, LinkOption.NOFOLLOW_LINKS)) {
+			// Gone already, or a link or a file that this process refused to use.
+			return false;
+		}
+		JobFiles files = new JobFiles(home, incarnation);
+		for (String name : files.list()) {
+			if (FileNames.abortIncarnation(name) == null) {
+				return false;
+			}
+		}
+		for (int index : peers) {
+			if (files.exists(FileNames.name(FileNames.MEMBER, index))) {
+				return false;
+			}
+		}
+		// Nothing counts as the finished run's: in the theirs-empty case every file goes anyway, and
+		// where a live record came meanwhile the aborts go back with it, for its peers to read.
+		return !removeDirectory(directory, job, incarnation, Set.of(), Set.of());
 	}
 
 	/**

@@ -125,7 +125,8 @@ public final class FileRendezvous {
 	 * @return the joined rendezvous, to {@link #leave()} later
 	 * @throws UformException {@link Status#TIMEOUT} naming the indices that never joined (or never got
 	 *         ready); {@link Status#INVALID_ARGUMENT} for a disagreement, a second claim of an index,
-	 *         files left by an earlier run, or a directory that cannot be written; another process's
+	 *         files left by an earlier run, a directory that cannot be written, or a job path that is a
+	 *         file or a symbolic link; another process's
 	 *         status when it gave up the bootstrap for everyone; {@link Status#INTERRUPTED} when
 	 *         interrupted (the interrupt flag is set again)
 	 */

@@ -1,6 +1,7 @@
 package io.uform.mesh;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,11 +65,14 @@ final class Leftovers {
 
 	/**
 	 * Lists the directory, removes a run that finished, and gives up on what an earlier or a live run
-	 * left that this process cannot join with.
+	 * left that this process cannot join with, or on a job directory that is a link or a file.
 	 * @throws Failure naming the files and the fix, or the live run's disagreement
 	 */
 	void look() throws Failure {
 		Set<String> names;
+		if (Files.isSymbolicLink(this.files.directory())) {
+			throw new Failure(Failure.linkedJobDirectory(this.files.directory(), job()), false);
+		}
 		try {
 			JobFiles.makeDirectory(this.files.directory());
 			names = this.files.list();

@@ -23,7 +23,8 @@
  * <tr><td>{@code left-<i>.properties}</td><td>process {@code i} when it leaves</td><td>its index,
  *     incarnation and the count</td><td>with the directory</td></tr>
  * <tr><td>{@code abort-<incarnation>.properties}</td><td>a process that gives up the bootstrap for
- *     everyone</td><td>who, the status and the reason</td><td>with the directory</td></tr>
+ *     everyone</td><td>who, the status and the reason</td><td>with the directory: by the last process
+ *     of a failed run to give up, or by the last one out of the next run</td></tr>
  * </table>
  * Every file names the protocol version ({@link io.uform.mesh.FileRendezvous#PROTOCOL}); a record of
  * another version is a disagreement, checked before the record is parsed, so that the message names
@@ -66,6 +67,19 @@
  * claim that arrives after the run joined fails alone. Limit: a process whose deadline passes while
  * every {@code ready} but one is there fails, while a peer that saw that last {@code ready} a moment
  * before may have returned; no file protocol without a coordinator closes that window.
+ *
+ * <p>A failed run leaves nothing behind: a process that gives up, having removed its files, removes the
+ * job directory when it holds nothing but abort files and no record of a peer it read is there when
+ * looked up by name (a listing may lag); the abort files are there only to tell processes still
+ * waiting, and a process that arrives later ignores them. So the last of the run to give up takes the
+ * directory ({@code DirectoryRemoval}: renamed aside first, and a record a new run writes meanwhile goes
+ * back with the aborts beside it). Files of a crashed process, an earlier run's, or files that are not
+ * the mesh's keep it, for the next run to report or ignore as the first look does.
+ *
+ * <p>The job directory is the protocol's own: made, renamed aside and removed by it. A job path that is
+ * a symbolic link is refused before anything is written (followed, the last one out would rename the
+ * link away and empty the directory it names; and another host may resolve it elsewhere), and one that
+ * is a file is reported as such. The mesh directory may be a link, or lie under one.
  *
  * <h2>Stale records</h2>
  * A record found at the first look is left by an earlier run, for sure, when:

@@ -3,6 +3,7 @@ package io.uform.mesh;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -31,8 +32,12 @@ class FileRendezvousInterruptTest {
 
 	@Test
 	void anInterruptedBootstrapFailsWithInterruptedKeepsTheFlagAndTellsThePeers() throws Exception {
-		Path job = this.directory.resolve("job");
-		MemberRecord self = FileRendezvous.announce("job", 0, 2, 1, false, Duration.ofSeconds(20), List.of());
+		Path job = Files.createDirectories(this.directory.resolve("job"));
+		// A peer waits there (its record is this live process's, so not stale), for the abort to tell.
+		Path temp = Files.write(job.resolve(".tmp-test-member-1.properties"),
+				FileRendezvous.announce("job", 1, 3, 1, false, Duration.ofSeconds(20), List.of()).toBytes());
+		Files.move(temp, job.resolve("member-1.properties"), StandardCopyOption.ATOMIC_MOVE);
+		MemberRecord self = FileRendezvous.announce("job", 0, 3, 1, false, Duration.ofSeconds(20), List.of());
 		CompletableFuture<Throwable> failure = new CompletableFuture<>();
 		CompletableFuture<Boolean> flagAfter = new CompletableFuture<>();
 		Thread waiting = new Thread(() -> {
@@ -46,7 +51,7 @@ class FileRendezvousInterruptTest {
 			flagAfter.complete(Thread.currentThread().isInterrupted());
 		}, "mesh-waiting");
 		waiting.start();
-		// Interrupted once it waits: its record is written, and index 1 never comes.
+		// Interrupted once it waits: its record is written, and index 2 never comes.
 		Path record = job.resolve("member-0.properties");
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 		while (!Files.exists(record) && System.nanoTime() < deadline) {
@@ -61,7 +66,7 @@ class FileRendezvousInterruptTest {
 			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INTERRUPTED));
 		assertThat(flagAfter.get(10, TimeUnit.SECONDS)).as("the interrupt flag after the failure").isTrue();
 		// The peers hear of it, and no record of this attempt is left for them or for the next run.
-		assertThat(names(job)).containsExactly("abort-" + self.incarnation() + ".properties");
+		assertThat(names(job)).containsExactly("abort-" + self.incarnation() + ".properties", "member-1.properties");
 		assertThat(job.resolve("abort-" + self.incarnation() + ".properties")).content()
 			.contains("marker.status=INTERRUPTED");
 	}
