@@ -5,6 +5,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -53,6 +55,18 @@ class UformMeshLauncherTest {
 
 	@Test
 	void twoSrunTasksWithOnlyTheDirectorySetMeetAsIndicesZeroAndOneOfOneJob(@TempDir Path directory) {
+		// A thread each: the two contexts wait for each other, and the common pool may have only one
+		// thread (CompletableFuture's default on 2 CPUs differs between JDKs).
+		ExecutorService twoTasks = Executors.newFixedThreadPool(2);
+		try {
+			joinTwoTasks(directory, twoTasks);
+		}
+		finally {
+			twoTasks.shutdownNow();
+		}
+	}
+
+	private void joinTwoTasks(Path directory, ExecutorService twoTasks) {
 		List<CompletableFuture<MeshDescription>> tasks = List.of(0, 1).stream()
 			.map((index) -> CompletableFuture.supplyAsync(() -> {
 				MeshDescription[] joined = new MeshDescription[1];
@@ -63,7 +77,7 @@ class UformMeshLauncherTest {
 						joined[0] = context.getBean(UformAutoConfiguration.MESH_BEAN_NAME, Mesh.class).describe();
 					});
 				return joined[0];
-			}))
+			}, twoTasks))
 			.toList();
 
 		for (int index = 0; index < 2; index++) {
