@@ -6,8 +6,10 @@
  * rendezvous) is not exported, so that no application compiles against it by accident; on the class
  * path, where Spring Boot applications run, the same jar works unchanged.
  *
- * <p>uform's Spring Boot auto-configuration reads the simulated-device settings and the CPU class
- * vocabulary of the runtime, so those two packages are exported to it alone.
+ * <p>uform's Spring Boot auto-configuration reads the runtime's simulated-device settings, CPU
+ * classes and did-you-mean rule ({@code NearestNames}), so those two packages are exported to it
+ * alone. JNA binds native code through {@code NativeLibrary} functions and direct mapping, which
+ * reflect on nothing of this module: no package is opened.
  */
 @SuppressWarnings("module") // The qualified exports name a module that is not on this build's module path.
 module io.uform {
