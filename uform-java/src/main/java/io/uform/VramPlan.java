@@ -15,6 +15,7 @@ import io.uform.gpu.CudaRuntime;
 import io.uform.gpu.GpuClasses;
 import io.uform.gpu.GpuRuntime;
 import io.uform.gpu.SimulatedRuntime;
+import io.uform.host.NearestNames;
 import io.uform.host.NumaTopology;
 
 /**

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import io.uform.NearestNames;
 import io.uform.UformException;
 
 /**

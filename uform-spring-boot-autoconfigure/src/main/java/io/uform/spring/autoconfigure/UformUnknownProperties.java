@@ -43,8 +43,8 @@ import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.util.ClassUtils;
 
-import io.uform.NearestNames;
 import io.uform.gpu.SimulatedDevices;
+import io.uform.host.NearestNames;
 
 /**
  * Logs a WARN for each {@code uform.*} key that binds to nothing, such as {@code uform.ram.thread}

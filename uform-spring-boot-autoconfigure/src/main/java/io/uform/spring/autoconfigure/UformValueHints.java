@@ -17,7 +17,7 @@ import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepos
 import org.springframework.boot.configurationmetadata.ValueHint;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 
-import io.uform.NearestNames;
+import io.uform.host.NearestNames;
 
 /**
  * The values each of the starter's text properties takes, from the value hints of its own

@@ -27,7 +27,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.DefaultResourceLoader;
 
-import io.uform.NearestNames;
+import io.uform.host.NearestNames;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.uform;
+package io.uform.host;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,8 +14,9 @@ import java.util.Locale;
  * each 1 from {@code intel-haswell}, {@code hoper} is 2 from {@code nvidia-hopper}.
  *
  * <p>Not part of uform's API: it is public only so that the class vocabularies in
- * {@code io.uform.host} and {@code io.uform.gpu}, and the Spring Boot starter's unknown-property
- * warnings, share one distance.
+ * {@code io.uform}, {@code io.uform.host} and {@code io.uform.gpu}, and the Spring Boot starter's
+ * unknown-property warnings, share one distance; the module exports this package to the starter
+ * alone.
  */
 public final class NearestNames {
 

@@ -1,4 +1,4 @@
-package io.uform;
+package io.uform.host;
 
 import java.util.List;
 

@@ -1,0 +1,23 @@
+/**
+ * uform's executors API: {@code io.uform} is what applications use (executors for RAM and VRAM,
+ * GPU discovery, the mesh), and {@code io.uform.cli} holds the {@code uform-info} command. The
+ * runtime behind them ({@code io.uform.host}: the fork-join host pool and thread pinning,
+ * {@code io.uform.gpu}: CUDA, NVML and the simulated devices, {@code io.uform.mesh}: the file
+ * rendezvous) is not exported, so that no application compiles against it by accident; on the class
+ * path, where Spring Boot applications run, the same jar works unchanged.
+ *
+ * <p>uform's Spring Boot auto-configuration reads the runtime's simulated-device settings, CPU
+ * classes and did-you-mean rule ({@code NearestNames}), so those two packages are exported to it
+ * alone. JNA binds native code through {@code NativeLibrary} functions and direct mapping, which
+ * reflect on nothing of this module: no package is opened.
+ */
+@SuppressWarnings("module") // The qualified exports name a module that is not on this build's module path.
+module io.uform {
+	requires com.sun.jna;
+
+	exports io.uform;
+	exports io.uform.cli;
+
+	exports io.uform.gpu to io.uform.spring.autoconfigure;
+	exports io.uform.host to io.uform.spring.autoconfigure;
+}
