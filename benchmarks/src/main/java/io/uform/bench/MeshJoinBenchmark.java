@@ -11,11 +11,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import io.uform.Executor;
 import io.uform.ExecutorForVramConfig;
@@ -248,7 +246,7 @@ public final class MeshJoinBenchmark {
 					child.waitFor(10, TimeUnit.SECONDS);
 				}
 			}
-			deleteRecursively(directory);
+			JobDirectories.deleteRecursively(directory);
 		}
 	}
 
@@ -270,17 +268,6 @@ public final class MeshJoinBenchmark {
 	private static String tail(Path file) throws IOException {
 		String text = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8).strip() : "";
 		return (text.length() > 2000) ? "..." + text.substring(text.length() - 2000) : text;
-	}
-
-	private static void deleteRecursively(Path directory) throws IOException {
-		if (!Files.exists(directory)) {
-			return;
-		}
-		try (Stream<Path> paths = Files.walk(directory)) {
-			for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-				Files.deleteIfExists(path);
-			}
-		}
 	}
 
 	private static long epochMicros() {

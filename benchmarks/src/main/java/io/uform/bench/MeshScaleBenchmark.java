@@ -11,14 +11,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
-import java.util.stream.Stream;
 
 import io.uform.UformException;
 import io.uform.mesh.FileRendezvous;
@@ -231,7 +229,7 @@ public final class MeshScaleBenchmark {
 			return result;
 		}
 		finally {
-			deleteRecursively(parent);
+			JobDirectories.deleteRecursively(parent);
 		}
 	}
 
@@ -328,17 +326,6 @@ public final class MeshScaleBenchmark {
 					+ writer.index() + "\nmarker.count=" + writer.count() + "\nmarker.incarnation=" + writer.incarnation()
 					+ "\nmarker.host=" + writer.host() + "\nmarker.pid=" + writer.pid() + "\nmarker.written="
 					+ (now.getEpochSecond() * 1_000_000_000L + now.getNano()) + "\n").getBytes(StandardCharsets.ISO_8859_1);
-		}
-	}
-
-	private static void deleteRecursively(Path directory) throws IOException {
-		if (!Files.exists(directory)) {
-			return;
-		}
-		try (Stream<Path> paths = Files.walk(directory)) {
-			for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-				Files.deleteIfExists(path);
-			}
 		}
 	}
 }
