@@ -6,6 +6,8 @@ import java.io.UncheckedIOException;
 import java.nio.LongBuffer;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
@@ -44,6 +46,17 @@ public final class MiniLm implements AutoCloseable {
 	private final HuggingFaceTokenizer tokenizer;
 
 	private final long separator;
+
+	/**
+	 * Held for reading by every call into the native session or tokenizer, for writing by
+	 * {@link #close()}: closing them under a running call crashed the JVM (a SIGSEGV in ONNX Runtime
+	 * when SIGTERM closed the context while the index was still being built). A close waits for the
+	 * calls in flight; a call after it fails instead.
+	 */
+	private final ReentrantReadWriteLock use = new ReentrantReadWriteLock();
+
+	/** Set under the write lock of {@link #use}. */
+	private boolean closed;
 
 	private MiniLm(OrtEnvironment environment, OrtSession session, HuggingFaceTokenizer tokenizer) {
 		this.environment = environment;
@@ -95,8 +108,14 @@ public final class MiniLm implements AutoCloseable {
 	 * @return its token ids; may be longer than {@link #MAX_TOKENS}
 	 */
 	public long[] tokenize(String text) {
-		Encoding encoding = this.tokenizer.encode(text);
-		return encoding.getIds();
+		Lock open = open();
+		try {
+			Encoding encoding = this.tokenizer.encode(text);
+			return encoding.getIds();
+		}
+		finally {
+			open.unlock();
+		}
 	}
 
 	/**
@@ -127,6 +146,7 @@ public final class MiniLm implements AutoCloseable {
 		long[] shape = { 1, ids.length };
 		long[] ones = new long[ids.length];
 		Arrays.fill(ones, 1);
+		Lock open = open();
 		try (OnnxTensor inputIds = OnnxTensor.createTensor(this.environment, LongBuffer.wrap(ids), shape);
 				OnnxTensor mask = OnnxTensor.createTensor(this.environment, LongBuffer.wrap(ones), shape);
 				OnnxTensor types = OnnxTensor.createTensor(this.environment, LongBuffer.wrap(new long[ids.length]), shape);
@@ -138,6 +158,9 @@ public final class MiniLm implements AutoCloseable {
 		catch (OrtException ex) {
 			throw new IllegalStateException("ONNX Runtime failed to embed a text of " + ids.length + " tokens: "
 					+ ex.getMessage(), ex);
+		}
+		finally {
+			open.unlock();
 		}
 	}
 
@@ -160,6 +183,7 @@ public final class MiniLm implements AutoCloseable {
 			Arrays.fill(mask, t * longest, t * longest + batch[t].length, 1);
 		}
 		long[] shape = { batch.length, longest };
+		Lock open = open();
 		try (OnnxTensor inputIds = OnnxTensor.createTensor(this.environment, LongBuffer.wrap(ids), shape);
 				OnnxTensor attention = OnnxTensor.createTensor(this.environment, LongBuffer.wrap(mask), shape);
 				OnnxTensor types = OnnxTensor.createTensor(this.environment, LongBuffer.wrap(new long[ids.length]),
@@ -177,6 +201,25 @@ public final class MiniLm implements AutoCloseable {
 			throw new IllegalStateException("ONNX Runtime failed to embed a batch of " + batch.length + ": "
 					+ ex.getMessage(), ex);
 		}
+		finally {
+			open.unlock();
+		}
+	}
+
+	/**
+	 * Takes {@link #use} for a call into the native session or tokenizer.
+	 * @return the held read lock, to unlock when the call returns
+	 * @throws IllegalStateException once the model is closed
+	 */
+	private Lock open() {
+		Lock read = this.use.readLock();
+		read.lock();
+		if (this.closed) {
+			read.unlock();
+			throw new IllegalStateException("the embedding model was closed (the application is shutting down); "
+					+ "nothing can be embedded any more");
+		}
+		return read;
 	}
 
 	/** The mean of the first {@code tokens} rows, scaled to unit length. */
@@ -214,15 +257,26 @@ public final class MiniLm implements AutoCloseable {
 		}
 	}
 
-	/** Closes the session and the tokenizer; the shared ONNX Runtime environment stays. */
+	/**
+	 * Closes the session and the tokenizer, once the calls in flight have returned; the shared ONNX
+	 * Runtime environment stays. A second close does nothing.
+	 */
 	@Override
 	public void close() {
-		this.tokenizer.close();
+		this.use.writeLock().lock();
 		try {
+			if (this.closed) {
+				return;
+			}
+			this.closed = true;
+			this.tokenizer.close();
 			this.session.close();
 		}
 		catch (OrtException ex) {
 			throw new IllegalStateException("ONNX Runtime could not close its session: " + ex.getMessage(), ex);
+		}
+		finally {
+			this.use.writeLock().unlock();
 		}
 	}
 }
