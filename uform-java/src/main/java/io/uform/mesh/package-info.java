@@ -43,9 +43,10 @@
  *     directory, read each member record not read yet and check it agrees with this process
  *     ({@code Agreement}); a record the first look read is not read again while a lookup finds the
  *     same file under its name (key, modification time, size: {@code JobFiles.Identity}), so each
- *     peer's record is read once. Once every index has a record, write {@code ready-<i>} and, after its first
- *     write only, poll again at once (the peers may have written theirs meanwhile); once every index has
- *     a {@code ready-<j>} of the incarnation whose record was read, the join is complete.</li>
+ *     peer's record is read once. Once every index has a record, write {@code ready-<i>} and, after
+ *     its first write only, poll again at once (the peers may have written theirs meanwhile); once
+ *     every index has a {@code ready-<j>} of the incarnation whose record was read, the join is
+ *     complete.</li>
  * </ol>
  * Between two polls a process looks up, every
  * {@link io.uform.mesh.FileRendezvous#probeInterval(int) probe interval}, the one file it waits for (the
