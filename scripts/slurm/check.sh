@@ -8,6 +8,9 @@
 #   2. srun --overcommit -n 2 starts the sample app's jar with only uform.mesh.directory set: both
 #      must report the mesh on /actuator/uform/mesh (index 0 and 1 of 2, the count from SLURM_NTASKS),
 #      stop on SIGTERM, and leave the directory empty.
+# Every task must end with status 0, or 143 where the step was stopped with SIGTERM (scripts/slurm/task.sh
+# records each): a JVM that crashes on the signal (a SIGSEGV in native code at shutdown) fails the check,
+# which then prints that task's output and the JVM's hs_err_pid*.log.
 # Processes of a real run are one per host (--ntasks-per-node=1); here they share one, as the mesh's
 # processes of one host always could.
 #
@@ -25,8 +28,33 @@ skip() {
 	exit 2
 }
 fail() {
+	local crash
+	if [[ -n "${work:-}" ]]; then
+		for crash in "$work"/log/hs_err_pid*.log; do
+			[[ -e "$crash" ]] || continue
+			echo "---- $crash" >&2
+			cat "$crash" >&2
+		done
+	fi
 	echo "slurm check: FAILED: $*" >&2
 	exit 1
+}
+# Fails unless every task of a step ended with one of the statuses allowed, printing the output of each
+# task that did not (all of them: with --kill-on-bad-exit, one task's crash ends the others with 143).
+check_exits() {  # step tasks allowed...
+	local step=$1 tasks=$2 task status bad=()
+	shift 2
+	for ((task = 0; task < tasks; task++)); do
+		status="$(cat "$work/log/exit-$step-$task" 2>/dev/null || echo none)"
+		[[ " $* " == *" $status "* ]] && continue
+		bad+=("task $task: $status")
+		echo "---- $work/log/$step-$task.out (task $task of the $step step, status $status)" >&2
+		cat "$work/log/$step-$task.out" >&2 || true
+	done
+	local listed
+	printf -v listed '%s; ' "${bad[@]}"
+	((${#bad[@]} == 0)) || fail "tasks of the $step step ended with a status other than $* (none: killed before it" \
+		"could say): ${listed%; }"
 }
 
 # The daemons are in /usr/sbin, which a non-login shell's PATH may lack.
@@ -135,15 +163,20 @@ done
 [[ "$state" == idle ]] || fail "the node is not idle after 20 s (state '$state'): $(tail -n 5 "$work"/log/slurm*.log)"
 echo "slurm check: one-node cluster '$node' up ($(srun --version))"
 
-# The JVMs share 2 cores with the rest of the machine: small heaps, no JIT beyond C1.
-jvm=(-Xmx256m -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED)
+# The JVMs share 2 cores with the rest of the machine: small heaps, no JIT beyond C1. A crash report goes
+# with the logs (by default it lands in the working directory, the repository).
+jvm=(-Xmx256m -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED "-XX:ErrorFile=$work/log/hs_err_pid%p.log")
+run_task=("$here/task.sh" "$work/log")
 
 echo "== srun --overcommit -n 4: uform-java's LauncherMeshMember, only the directory set"
 timeout 120 srun --overcommit -n 4 --kill-on-bad-exit=1 --output="$work/log/member-%t.out" \
-	"$java_cmd" "${jvm[@]}" -Duform.devices.simulated=1 -cp "$cli_jar:uform-java/target/test-classes" \
-	io.uform.child.LauncherMeshMember "$work/mesh" &
+	"${run_task[@]}" member "$java_cmd" "${jvm[@]}" -Duform.devices.simulated=1 \
+	-cp "$cli_jar:uform-java/target/test-classes" io.uform.child.LauncherMeshMember "$work/mesh" &
 pids+=($!)
-wait "${pids[-1]}" || fail "srun exited $?: $(cat "$work"/log/member-*.out)"
+srun_status=0
+wait "${pids[-1]}" || srun_status=$?
+check_exits member 4 0
+[[ "$srun_status" == 0 ]] || fail "srun exited $srun_status: $(cat "$work"/log/member-*.out)"
 cat "$work"/log/member-*.out
 jobs_seen=""
 for task in 0 1 2 3; do
@@ -159,7 +192,7 @@ echo "slurm check: 4 tasks joined as 0-3 of 4 under job $(head -n 1 <<<"$jobs_se
 
 echo "== srun --overcommit -n 2: the sample app's jar, only uform.mesh.directory set"
 srun --overcommit -n 2 --output="$work/log/sample-%t.out" \
-	"$java_cmd" "${jvm[@]}" -jar "$repo/$sample_jar" --server.port=0 --uform.devices.simulated=1 \
+	"${run_task[@]}" sample "$java_cmd" "${jvm[@]}" -jar "$repo/$sample_jar" --server.port=0 --uform.devices.simulated=1 \
 	--uform.mesh.directory="$work/mesh-spring" --uform.mesh.timeout=90s &
 sample_srun=$!
 pids+=($sample_srun)
@@ -201,6 +234,8 @@ scancel --signal=TERM "$sample_job"
 stopped=1
 for _ in $(seq 300); do kill -0 "$sample_srun" 2>/dev/null || { stopped=0; break; }; sleep 0.2; done
 [[ "$stopped" == 0 ]] || fail "the sample tasks did not stop within 60 s of SIGTERM"
+# 143: the JVM's status after SIGTERM. Anything else (134 for a JVM that crashed at shutdown) fails.
+check_exits sample 2 0 143
 [[ -z "$(ls -A "$work/mesh-spring")" ]] || fail "the mesh directory holds files after both samples stopped: $(ls -AR "$work/mesh-spring")"
 grep -h "Joined uform mesh" "$work"/log/sample-*.out
 echo "slurm check: 2 sample apps joined as 0 and 1 of 2 under srun, reported it on /actuator/uform/mesh and left cleanly"

@@ -48,9 +48,10 @@ import io.uform.mesh.MemberRecord;
  * of the last process out. The JVM is warmed by one untimed round; a real process joins once, cold
  * (see {@link MeshJoinBenchmark} for that).
  *
- * <p>Target: per-process work O(N) (records read a bounded number of times each, listings bounded
- * independently of N) and a run of 1024 joined in under {@value #TARGET_SECONDS} s. Exits 1 if a round
- * failed or left its directory behind, 2 if the time target was missed.
+ * <p>Target: per-process work O(N) (each record read once, listings bounded independently of N)
+ * and a run of 1024 joined in under {@value #TARGET_SECONDS} s. Exits 1 if a round failed or left its
+ * directory behind, 2 if the time target was missed; the last line's verdict speaks only of the rounds
+ * of 1024 that joined.
  *
  * <p>Usage: {@code java -cp benchmarks.jar io.uform.bench.MeshScaleBenchmark [counts] [rounds]
  * [directory]}, defaults {@code 2,8,64,256,1024}, {@code 5} and {@code java.io.tmpdir}.
@@ -87,6 +88,8 @@ public final class MeshScaleBenchmark {
 		List<String> summary = new ArrayList<>();
 		boolean failed = false;
 		boolean missed = false;
+		// Rounds of the target's size that joined: the verdict speaks only of those.
+		int targetRounds = 0;
 		for (String scenario : SCENARIOS) {
 			for (int count : counts) {
 				List<Round> results = new ArrayList<>();
@@ -105,8 +108,9 @@ public final class MeshScaleBenchmark {
 				}
 				double join = median(results, (r) -> r.joinNanos) / 1e6;
 				double joinMax = results.stream().mapToLong((r) -> r.joinNanos).max().orElse(0) / 1e6;
-				if (count == TARGET_COUNT && joinMax >= TARGET_SECONDS * 1000.0) {
-					missed = true;
+				if (count == TARGET_COUNT) {
+					targetRounds += results.size();
+					missed |= joinMax >= TARGET_SECONDS * 1000.0;
 				}
 				long listings = median(results, (r) -> r.join.listings());
 				long names = median(results, (r) -> r.join.listedNames());
@@ -131,14 +135,28 @@ public final class MeshScaleBenchmark {
 				+ "| leave deletes |");
 		System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 		summary.forEach(System.out::println);
-		System.out.printf(Locale.ROOT, "target: %d members joined in under %d s in every round: %s%n", TARGET_COUNT,
-				TARGET_SECONDS, missed ? "MISSED" : "met (where measured)");
+		System.out.println(verdict(counts, rounds, targetRounds, missed));
 		if (failed) {
 			System.exit(1);
 		}
 		if (missed) {
 			System.exit(2);
 		}
+	}
+
+	/** The time target's verdict, saying how many rounds of its size it rests on, if any. */
+	private static String verdict(int[] counts, int rounds, int targetRounds, boolean missed) {
+		String target = String.format(Locale.ROOT, "target (%d members joined in under %d s): ", TARGET_COUNT, TARGET_SECONDS);
+		if (Arrays.stream(counts).noneMatch((count) -> count == TARGET_COUNT)) {
+			return target + "not measured, no run of " + TARGET_COUNT + " members was asked for";
+		}
+		if (targetRounds == 0) {
+			return target + "not measured, every round of " + TARGET_COUNT + " members failed";
+		}
+		int asked = rounds * SCENARIOS.size();
+		String over = (targetRounds == asked) ? "all " + asked + " rounds"
+				: "the " + targetRounds + " of " + asked + " rounds that joined (the others failed)";
+		return target + (missed ? "MISSED, a join took " + TARGET_SECONDS + " s or more in " : "met in ") + over;
 	}
 
 	private static long median(List<Round> rounds, ToLongFunction<Round> value) {
@@ -319,7 +337,11 @@ public final class MeshScaleBenchmark {
 			Files.move(temp, this.job.resolve(name), StandardCopyOption.ATOMIC_MOVE);
 		}
 
-		/** A {@code ready} or {@code left} file, with the keys the package's description lists. */
+		/**
+		 * A {@code ready} or {@code left} file, with the keys the package's description lists. Written by
+		 * hand because the engine's writer is package-private: should the two differ, the real process
+		 * takes no played member for ready, and every round fails.
+		 */
 		private static byte[] marker(String kind, MemberRecord writer) {
 			Instant now = Instant.now();
 			return ("uform.mesh.protocol=" + FileRendezvous.PROTOCOL + "\nmarker.kind=" + kind + "\nmarker.index="

@@ -360,15 +360,14 @@ final class Attempt {
 			if (index == this.self.index() || this.seen.containsKey(index)) {
 				continue;
 			}
-			MemberRecord record;
+			// The same file as at the first look was read and parsed then, its protocol checked then.
+			MemberRecord record = this.leftovers.takeRecord(name);
 			try {
-				byte[] bytes = this.files.read(name);
-				if (bytes == null) {
-					continue;
-				}
-				// The same file as at the first look was parsed then, its protocol checked then.
-				record = this.leftovers.takeRecord(name, bytes);
 				if (record == null) {
+					byte[] bytes = this.files.read(name);
+					if (bytes == null) {
+						continue;
+					}
 					// The protocol first: a record of another version may not parse as this one's.
 					Properties properties = MemberRecord.load(bytes);
 					this.agreement.requireProtocol(name, properties.getProperty("uform.mesh.protocol"), false);

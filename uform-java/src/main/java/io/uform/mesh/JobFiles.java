@@ -9,7 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.HashSet;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 
@@ -139,6 +142,40 @@ final class JobFiles {
 		}
 		catch (NoSuchFileException ex) {
 			return null;
+		}
+	}
+
+	/**
+	 * Which file a name leads to now, by one lookup ({@code stat}), no read; {@code null} when it is
+	 * not there.
+	 */
+	Identity identity(String name) throws IOException {
+		try {
+			BasicFileAttributes attributes = Files.readAttributes(this.directory.resolve(name), BasicFileAttributes.class);
+			return new Identity(attributes.fileKey(), attributes.lastModifiedTime(), attributes.size());
+		}
+		catch (NoSuchFileException ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * A file's identity as a lookup shows it: its key (device and inode where the file system has
+	 * them), modification time and size. A file written whole and renamed or linked into place is a new
+	 * file, so a name whose identity is unchanged still holds the bytes read under it before.
+	 * @param key the file system's key of the file, or {@code null} where it has none
+	 * @param modified when it was last written
+	 * @param size its length in bytes
+	 */
+	record Identity(Object key, FileTime modified, long size) {
+
+		/**
+		 * Whether both are the same file, unchanged: never where the file system gives no key, which
+		 * leaves the size and time alone to tell two files apart.
+		 */
+		boolean sameAs(Identity other) {
+			return other != null && this.key != null && this.key.equals(other.key)
+					&& Objects.equals(this.modified, other.modified) && this.size == other.size;
 		}
 	}
 

@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,10 +26,11 @@ import io.uform.UformException.Status;
 final class Leftovers {
 
 	/**
-	 * A member record's bytes as read at the first look, and what they parse to. Only records whose
-	 * protocol the first look accepted are kept (it gives up on any other).
+	 * A member record as read at the first look: its file's identity, looked up before the read, and
+	 * what its bytes parse to. Only records whose protocol the first look accepted are kept (it gives
+	 * up on any other).
 	 */
-	private record Read(byte[] bytes, MemberRecord record) {
+	private record Read(JobFiles.Identity identity, MemberRecord record) {
 	}
 
 	private final Path directory;
@@ -90,12 +90,22 @@ final class Leftovers {
 	}
 
 	/**
-	 * The record the first look parsed from these bytes, once: {@code null} when it read none of that
-	 * name or the file changed since.
+	 * The record the first look read under this name, once, so that the first poll need not read it
+	 * again: {@code null} when it read none, or when a lookup now finds another file there (replaced
+	 * since, say by a restarted peer's record), or cannot tell: then the poll reads it.
 	 */
-	MemberRecord takeRecord(String name, byte[] bytes) {
+	MemberRecord takeRecord(String name) {
 		Read before = this.records.remove(name);
-		return (before != null && Arrays.equals(before.bytes(), bytes)) ? before.record() : null;
+		if (before == null) {
+			return null;
+		}
+		try {
+			JobFiles.Identity identity = before.identity();
+			return (identity != null && identity.sameAs(this.files.identity(name))) ? before.record() : null;
+		}
+		catch (IOException ex) {
+			return null;
+		}
 	}
 
 	/** Whether an abort file was there at the first look: an earlier attempt's. */
@@ -183,6 +193,9 @@ final class Leftovers {
 				continue;
 			}
 			try {
+				// Looked up before the read: replaced in between, the poll finds another identity and
+				// reads the file again rather than keep older bytes.
+				JobFiles.Identity identity = this.files.identity(name);
 				byte[] bytes = this.files.read(name);
 				if (bytes == null) {
 					continue;
@@ -192,7 +205,7 @@ final class Leftovers {
 				// earlier run, remove the directory" would be wrong advice for a live run of that version.
 				this.agreement.requireProtocol(name, properties.getProperty("uform.mesh.protocol"), true);
 				MemberRecord record = MemberRecord.parse(properties);
-				this.records.put(name, new Read(bytes, record));
+				this.records.put(name, new Read(identity, record));
 				String stale = staleness(record, this.self);
 				if (stale != null) {
 					leftovers.add(name + " of " + record.who() + ", written " + record.written() + ": " + stale);

@@ -41,9 +41,12 @@
  * <li>Write {@code member-<i>}.</li>
  * <li>Poll every {@link io.uform.mesh.FileRendezvous#POLL_INTERVAL} ({@code Attempt}): list the
  *     directory, read each member record not read yet and check it agrees with this process
- *     ({@code Agreement}). Once every index has a record, write {@code ready-<i>} and, after its first
- *     write only, poll again at once (the peers may have written theirs meanwhile); once every index has
- *     a {@code ready-<j>} of the incarnation whose record was read, the join is complete.</li>
+ *     ({@code Agreement}); a record the first look read is not read again while a lookup finds the
+ *     same file under its name (key, modification time, size: {@code JobFiles.Identity}), so each
+ *     peer's record is read once. Once every index has a record, write {@code ready-<i>} and, after
+ *     its first write only, poll again at once (the peers may have written theirs meanwhile); once
+ *     every index has a {@code ready-<j>} of the incarnation whose record was read, the join is
+ *     complete.</li>
  * </ol>
  * Between two polls a process looks up, every
  * {@link io.uform.mesh.FileRendezvous#probeInterval(int) probe interval}, the one file it waits for (the
@@ -128,6 +131,9 @@
  * closed before it is linked or renamed, as NFS's close-to-open consistency needs. NFS clients cache
  * directory listings for {@code acdirmin}..{@code acdirmax} (30-60 s by default), so a new file may
  * show late; mount the directory with {@code lookupcache=positive} or {@code actimeo=1}, or keep the
- * timeout well above that.
+ * timeout well above that. The lookup that lets the first poll keep a record the first look read may
+ * be answered from an NFS client's attribute cache: a record replaced in that moment and missed is
+ * as one replaced after it was read, whose writer's {@code ready} names another incarnation, so the
+ * join waits for it in vain and times out; it never joins with the record that was replaced.
  */
 package io.uform.mesh;

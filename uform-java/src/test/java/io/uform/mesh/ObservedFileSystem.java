@@ -13,6 +13,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
@@ -33,9 +34,9 @@ import java.util.function.Predicate;
 /**
  * The default file system, seen as a shared one may show it: its directory listings can leave out
  * names that a lookup of the name finds (as an NFS client's cached listing does for up to
- * {@code acdirmax}, while a lookup goes to the server), and it counts the listings and the lookups
- * (existence checks) a process makes. The one boundary the mesh tests cannot have for real: an NFS
- * mount. Every other operation is the default file system's.
+ * {@code acdirmax}, while a lookup goes to the server), and it counts the listings, lookups (existence
+ * and attribute checks) and reads a process makes. The one boundary the mesh tests cannot have for
+ * real: an NFS mount. Every other operation is the default file system's.
  */
 final class ObservedFileSystem extends FileSystem {
 
@@ -52,6 +53,8 @@ final class ObservedFileSystem extends FileSystem {
 	private volatile int failingFrom;
 
 	private final Map<String, AtomicInteger> lookups = new ConcurrentHashMap<>();
+
+	private final Map<String, AtomicInteger> reads = new ConcurrentHashMap<>();
 
 	/** Run once, just before a file whose name it accepts is renamed into place; then cleared. */
 	private volatile Predicate<String> beforeMoveTo = (name) -> false;
@@ -92,8 +95,8 @@ final class ObservedFileSystem extends FileSystem {
 	}
 
 	/**
-	 * Runs {@code action} once, just before the first rename whose target's name {@code target}
-	 * accepts: what another process did meanwhile, at a chosen point of this one's work.
+	 * Runs {@code action} once, just before the first rename or hard link whose target's name
+	 * {@code target} accepts: what another process did meanwhile, at a chosen point of this one's work.
 	 */
 	void beforeMovingInto(Predicate<String> target, Runnable action) {
 		this.beforeMove = action;
@@ -107,8 +110,17 @@ final class ObservedFileSystem extends FileSystem {
 
 	/** How many times a file whose name starts with {@code prefix} was looked up (existence, attributes). */
 	int lookups(String prefix) {
+		return count(this.lookups, prefix);
+	}
+
+	/** How many times a file whose name starts with {@code prefix} was opened for reading. */
+	int reads(String prefix) {
+		return count(this.reads, prefix);
+	}
+
+	private static int count(Map<String, AtomicInteger> counts, String prefix) {
 		int total = 0;
-		for (Map.Entry<String, AtomicInteger> entry : this.lookups.entrySet()) {
+		for (Map.Entry<String, AtomicInteger> entry : counts.entrySet()) {
 			if (entry.getKey().startsWith(prefix)) {
 				total += entry.getValue().get();
 			}
@@ -117,9 +129,13 @@ final class ObservedFileSystem extends FileSystem {
 	}
 
 	private void lookedUp(Path path) {
+		counted(this.lookups, path);
+	}
+
+	private static void counted(Map<String, AtomicInteger> counts, Path path) {
 		Path name = path.getFileName();
 		if (name != null) {
-			this.lookups.computeIfAbsent(name.toString(), (key) -> new AtomicInteger()).incrementAndGet();
+			counts.computeIfAbsent(name.toString(), (key) -> new AtomicInteger()).incrementAndGet();
 		}
 	}
 
@@ -345,6 +361,9 @@ final class ObservedFileSystem extends FileSystem {
 		@Override
 		public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
 				throws IOException {
+			if (!options.contains(StandardOpenOption.WRITE) && !options.contains(StandardOpenOption.APPEND)) {
+				counted(ObservedFileSystem.this.reads, path);
+			}
 			return real().newByteChannel(unwrap(path), options, attrs);
 		}
 
@@ -393,6 +412,12 @@ final class ObservedFileSystem extends FileSystem {
 
 		@Override
 		public void createLink(Path link, Path existing) throws IOException {
+			ObservedFileSystem system = ObservedFileSystem.this;
+			Path name = link.getFileName();
+			if (name != null && system.beforeMoveTo.test(name.toString())) {
+				system.beforeMoveTo = (any) -> false;
+				system.beforeMove.run();
+			}
 			real().createLink(unwrap(link), unwrap(existing));
 		}
 
