@@ -129,5 +129,11 @@
  * directory listings for {@code acdirmin}..{@code acdirmax} (30-60 s by default), so a new file may
  * show late; mount the directory with {@code lookupcache=positive} or {@code actimeo=1}, or keep the
  * timeout well above that.
+ *
+ * <h2>Dependencies</h2>
+ * They run one way: {@code io.uform} uses this package, and this package names no type of
+ * {@code io.uform}. A failed join throws {@link io.uform.failure.RuntimeFailure}, which
+ * {@link io.uform.Mesh} turns into the {@code UformException} its callers get (same status, message,
+ * field, value and fix); an abort file carries the status by name, which the two types share.
  */
 package io.uform.mesh;
