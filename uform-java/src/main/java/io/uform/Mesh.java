@@ -285,7 +285,7 @@ public final class Mesh implements AutoCloseable {
 
 		@Override
 		public boolean test(GpuDevice device, Integer ordinal) {
-			return NvlinkMulticast.system().supported(device, ordinal);
+			return NvlinkMulticast.system().supported(Gpus.facts(device), ordinal);
 		}
 	}
 
