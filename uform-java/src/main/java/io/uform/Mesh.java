@@ -285,7 +285,8 @@ public final class Mesh implements AutoCloseable {
 
 		@Override
 		public boolean test(GpuDevice device, Integer ordinal) {
-			return NvlinkMulticast.system().supported(Gpus.facts(device), ordinal);
+			// Only NVIDIA devices reduce in the switch; the others need no probe, nor the runtime's facts.
+			return device.vendor() == GpuVendor.NVIDIA && NvlinkMulticast.system().supported(Gpus.facts(device), ordinal);
 		}
 	}
 
