@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * A failure of uform's runtime (GPU, mesh): a {@link Status} and a message that says what was wrong
  * and how to fix it. The API ({@code io.uform}) catches it where it calls the runtime and throws the
- * {@link io.uform.UformException} with the same status, message, field, value and fix, so that users
+ * {@code io.uform.UformException} with the same status, message, field, value and fix, so that users
  * never see this type. The runtime names no API type, so that the two packages do not import each
  * other.
  */
@@ -14,7 +14,7 @@ public final class RuntimeFailure extends RuntimeException {
 	private static final long serialVersionUID = 1L;
 
 	/**
-	 * Why a runtime call failed: the constants of {@link io.uform.UformException.Status}, by name
+	 * Why a runtime call failed: the constants of {@code io.uform.UformException.Status}, by name
 	 * (a test keeps the two alike), so that the API's exception carries the same one.
 	 */
 	public enum Status {
@@ -73,7 +73,7 @@ public final class RuntimeFailure extends RuntimeException {
 
 	/**
 	 * Shorthand for an {@link Status#INVALID_ARGUMENT} failure about one named field, worded as
-	 * {@link io.uform.UformException#invalid(String, Object, String)} words it.
+	 * {@code UformException.invalid(field, value, fix)} words it.
 	 * @param field the field or argument, as the user spells it
 	 * @param value the value that was given
 	 * @param fix what to do instead

@@ -7,8 +7,8 @@ import java.util.function.Supplier;
 
 import com.sun.jna.Pointer;
 
-import io.uform.failure.RuntimeFailure.Status;
 import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
 
 /**
  * {@link GpuRuntime} over the CUDA driver API: {@link CudaDriver} for {@code cuInit} and

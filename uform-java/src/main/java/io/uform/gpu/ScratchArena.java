@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 
-import io.uform.failure.RuntimeFailure.Status;
 import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
 
 /**
  * The activation scratch of one device of a VRAM executor: device memory taken from the driver in

@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 
-import io.uform.failure.RuntimeFailure.Status;
 import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
 import io.uform.gpu.DeviceFacts.Vendor;
 
 /**

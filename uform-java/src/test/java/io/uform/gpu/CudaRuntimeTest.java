@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import com.sun.jna.Memory;
 
-import io.uform.failure.RuntimeFailure.Status;
 import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
 import io.uform.gpu.DeviceContext.KernelArgument;
 
 /**
