@@ -1,5 +1,6 @@
 package io.uform;
 
+import io.uform.failure.RuntimeFailure;
 import io.uform.gpu.ScratchArena;
 import io.uform.gpu.VramDevice;
 
@@ -43,10 +44,14 @@ public final class DeviceLane {
 
 	private final VramDevice device;
 
-	DeviceLane(Executor owner, VramDevice device) {
+	/** The device as the API describes it. */
+	private final GpuDevice described;
+
+	DeviceLane(Executor owner, VramDevice device, GpuDevice described) {
 		this.owner = owner;
 		this.executor = owner.name();
 		this.device = device;
+		this.described = described;
 	}
 
 	/**
@@ -62,7 +67,7 @@ public final class DeviceLane {
 	 * @return its description, as {@link Uform#gpuDevices()} lists it
 	 */
 	public GpuDevice device() {
-		return this.device.device();
+		return this.described;
 	}
 
 	/**
@@ -78,7 +83,7 @@ public final class DeviceLane {
 	 * @return {@code true} for a simulated device
 	 */
 	public boolean simulated() {
-		return this.device.device().vendor() == GpuVendor.SIMULATED;
+		return this.described.vendor() == GpuVendor.SIMULATED;
 	}
 
 	/**
@@ -90,9 +95,12 @@ public final class DeviceLane {
 	 */
 	public DeviceBuffer reserve(long bytes) {
 		ScratchArena scratch = this.device.scratch();
-		this.device.enterWork(this.executor);
+		enterWork();
 		try {
 			return new DeviceBuffer(this, scratch, scratch.reserve(bytes), bytes);
+		}
+		catch (RuntimeFailure ex) {
+			throw RuntimeFailures.uform(ex);
 		}
 		finally {
 			this.device.exitWork();
@@ -137,10 +145,13 @@ public final class DeviceLane {
 		// stream, so the memory is never freed under a copy in flight. The monitor comes first, as in
 		// close(), which enters the device to wait for the stream while it holds the monitor.
 		synchronized (from) {
-			this.device.enterWork(this.executor);
+			enterWork();
 			try {
 				this.device.context().copyToDevice(device, from.pointer(fromOffset, bytes, "copyToDevice"), bytes,
 						this.device.stream());
+			}
+			catch (RuntimeFailure ex) {
+				throw RuntimeFailures.uform(ex);
 			}
 			finally {
 				this.device.exitWork();
@@ -172,10 +183,13 @@ public final class DeviceLane {
 		long device = deviceRange(from, fromOffset, bytes, "copyToHost");
 		// As in copyToDevice: the buffer cannot be closed while the copy is being queued; monitor first.
 		synchronized (to) {
-			this.device.enterWork(this.executor);
+			enterWork();
 			try {
 				this.device.context().copyToHost(to.pointer(toOffset, bytes, "copyToHost"), device, bytes,
 						this.device.stream());
+			}
+			catch (RuntimeFailure ex) {
+				throw RuntimeFailures.uform(ex);
 			}
 			finally {
 				this.device.exitWork();
@@ -192,9 +206,12 @@ public final class DeviceLane {
 	 */
 	public Kernel kernel(KernelSource source) {
 		UformException.requireArgument(source, "source", "pass a KernelSource, e.g. Kernels.dotF32()");
-		this.device.enterWork(this.executor);
+		enterWork();
 		try {
 			return new Kernel(this, source.entry(), this.device.function(source.ptx(), source.entry()));
+		}
+		catch (RuntimeFailure ex) {
+			throw RuntimeFailures.uform(ex);
 		}
 		finally {
 			this.device.exitWork();
@@ -220,10 +237,13 @@ public final class DeviceLane {
 			throw UformException.invalid("sharedBytes", sharedBytes, "dynamic shared memory is 0 or more bytes");
 		}
 		long function = kernel.function(this);
-		this.device.enterWork(this.executor);
+		enterWork();
 		try {
 			this.device.context().launch(function, gridXyz, blockXyz, sharedBytes, this.device.stream(),
 					args.resolve(this, "the launch of " + kernel.entry()));
+		}
+		catch (RuntimeFailure ex) {
+			throw RuntimeFailures.uform(ex);
 		}
 		finally {
 			this.device.exitWork();
@@ -260,9 +280,12 @@ public final class DeviceLane {
 
 	/** Waits until everything queued on this device's stream is done. */
 	public void synchronize() {
-		this.device.enterWork(this.executor);
+		enterWork();
 		try {
 			this.device.synchronize();
+		}
+		catch (RuntimeFailure ex) {
+			throw RuntimeFailures.uform(ex);
 		}
 		finally {
 			this.device.exitWork();
@@ -276,9 +299,12 @@ public final class DeviceLane {
 	 * @return the event
 	 */
 	long mark() {
-		this.device.enterWork(this.executor);
+		enterWork();
 		try {
 			return this.device.recordEvent();
+		}
+		catch (RuntimeFailure ex) {
+			throw RuntimeFailures.uform(ex);
 		}
 		finally {
 			this.device.exitWork();
@@ -291,9 +317,12 @@ public final class DeviceLane {
 	 * @return {@code true} once it is done
 	 */
 	boolean reached(long mark) {
-		this.device.enterWork(this.executor);
+		enterWork();
 		try {
 			return this.device.eventDone(mark);
+		}
+		catch (RuntimeFailure ex) {
+			throw RuntimeFailures.uform(ex);
 		}
 		finally {
 			this.device.exitWork();
@@ -310,9 +339,12 @@ public final class DeviceLane {
 			return;
 		}
 		try {
-			this.device.enterWork(this.executor);
+			enterWork();
 			try {
 				this.device.destroyEvent(mark);
+			}
+			catch (RuntimeFailure ex) {
+				throw RuntimeFailures.uform(ex);
 			}
 			finally {
 				this.device.exitWork();
@@ -338,7 +370,22 @@ public final class DeviceLane {
 
 	/** Makes the device's context current on the calling thread, before a device task runs. */
 	void bind() {
-		this.device.makeCurrentForWork(this.executor);
+		try {
+			this.device.makeCurrentForWork(this.executor);
+		}
+		catch (RuntimeFailure ex) {
+			throw RuntimeFailures.uform(ex);
+		}
+	}
+
+	/** Lets work onto the device, failing as the API does once the executor is freed. */
+	private void enterWork() {
+		try {
+			this.device.enterWork(this.executor);
+		}
+		catch (RuntimeFailure ex) {
+			throw RuntimeFailures.uform(ex);
+		}
 	}
 
 	/**

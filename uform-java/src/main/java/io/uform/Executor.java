@@ -126,7 +126,7 @@ public final class Executor implements AutoCloseable {
 				threadStart, plan);
 		List<DeviceLane> made = new ArrayList<>();
 		for (VramDevice device : this.resources.devices) {
-			made.add(new DeviceLane(this, device));
+			made.add(new DeviceLane(this, device, plan.devices.get(device.index())));
 		}
 		this.lanes = List.copyOf(made);
 		this.freeing = new ExecutorFreeing(this.resources);
@@ -175,7 +175,7 @@ public final class Executor implements AutoCloseable {
 	public static Executor forVram(ExecutorForVramConfig config) {
 		UformException.requireArgument(config, "config", "pass ExecutorForVramConfig.defaults() to derive every field");
 		GpuDiscovery discovery = GpuDiscovery.system();
-		List<GpuDevice> devices = discovery.devices();
+		List<GpuDevice> devices = Gpus.devices(discovery);
 		if (devices.isEmpty()) {
 			List<String> why = new ArrayList<>(discovery.problems());
 			why.addAll(discovery.notes());

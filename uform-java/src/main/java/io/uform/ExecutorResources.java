@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
+import io.uform.failure.RuntimeFailure;
 import io.uform.gpu.EveryStep;
 import io.uform.gpu.VramDevice;
 import io.uform.host.DeferredCalls;
@@ -92,7 +93,7 @@ final class ExecutorResources implements Runnable {
 			}
 			// A VRAM executor's worker t serves device t for its whole life: bind its context once.
 			if (!opened.isEmpty()) {
-				opened.get(thread).makeCurrent();
+				makeCurrent(opened.get(thread));
 			}
 		};
 		HostPool workers;
@@ -107,7 +108,7 @@ final class ExecutorResources implements Runnable {
 		try {
 			// The runner stops the workers once the last queued call has run, so that freeing never
 			// needs a thread of its own to wait (the Cleaner's action below does not wait at all).
-			Runnable beforeEachCall = (opened.isEmpty()) ? null : opened.get(0)::makeCurrent;
+			Runnable beforeEachCall = (opened.isEmpty()) ? null : () -> makeCurrent(opened.get(0));
 			this.deferred = new DeferredCalls(name, placement.deferredLimit(), workers::isInsideTask, this::onRunnerStop,
 					beforeEachCall, threadStart);
 		}
@@ -129,13 +130,24 @@ final class ExecutorResources implements Runnable {
 		}
 	}
 
+	/** Binds a device's context to the calling thread, failing as the API does. */
+	private static void makeCurrent(VramDevice device) {
+		try {
+			device.makeCurrent();
+		}
+		catch (RuntimeFailure ex) {
+			throw RuntimeFailures.uform(ex);
+		}
+	}
+
 	/** Opens every device of the plan in order; on a failure, closes those already open. */
 	private static List<VramDevice> openDevices(String name, VramPlan plan) {
 		List<VramDevice> opened = new ArrayList<>();
 		try {
 			for (int i = 0; i < plan.devices.size(); i++) {
-				opened.add(new VramDevice(i, plan.devices.get(i), plan.runtimes.get(i), plan.runtimeOrdinals.get(i),
-						(plan.streams == null) ? null : plan.streams.get(i), name, plan.scratchLimit));
+				opened.add(new VramDevice(i, Gpus.facts(plan.devices.get(i)), plan.runtimes.get(i),
+						plan.runtimeOrdinals.get(i), (plan.streams == null) ? null : plan.streams.get(i), name,
+						plan.scratchLimit));
 			}
 		}
 		catch (RuntimeException | Error ex) {
@@ -146,6 +158,9 @@ final class ExecutorResources implements Runnable {
 				catch (RuntimeException | Error again) {
 					ex.addSuppressed(again);
 				}
+			}
+			if (ex instanceof RuntimeFailure failure) {
+				throw RuntimeFailures.uform(failure);
 			}
 			throw ex;
 		}
@@ -205,6 +220,11 @@ final class ExecutorResources implements Runnable {
 		this.releasingDevice = null;
 		try {
 			steps.throwFirst();
+		}
+		catch (RuntimeFailure ex) {
+			UformException failure = RuntimeFailures.uform(ex);
+			this.releaseFailure = failure;
+			throw failure;
 		}
 		catch (RuntimeException | Error ex) {
 			this.releaseFailure = ex;

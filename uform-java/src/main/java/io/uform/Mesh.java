@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiPredicate;
 
 import io.uform.UformException.Status;
+import io.uform.failure.RuntimeFailure;
 import io.uform.gpu.NvlinkMulticast;
 import io.uform.host.ExitHooks;
 import io.uform.mesh.FileRendezvous;
@@ -137,9 +138,15 @@ public final class Mesh implements AutoCloseable {
 						tier(List.of(flags), 0, gpus), settings.job, devices, List.of(FileRendezvous.hostName()));
 				return new Mesh(executor, lent, alone, null, start);
 			}
-			MemberRecord self = FileRendezvous.announce(settings.job, settings.index, settings.count, gpus,
-					settings.gpusPerMultimemDomain == null, settings.timeout, announced);
-			FileRendezvous rendezvous = FileRendezvous.join(settings.directory, self);
+			FileRendezvous rendezvous;
+			try {
+				MemberRecord self = FileRendezvous.announce(settings.job, settings.index, settings.count, gpus,
+						settings.gpusPerMultimemDomain == null, settings.timeout, announced);
+				rendezvous = FileRendezvous.join(settings.directory, self);
+			}
+			catch (RuntimeFailure ex) {
+				throw RuntimeFailures.uform(ex);
+			}
 			List<List<Boolean>> flags = new ArrayList<>();
 			List<String> hosts = new ArrayList<>();
 			int total = 0;
@@ -278,7 +285,8 @@ public final class Mesh implements AutoCloseable {
 
 		@Override
 		public boolean test(GpuDevice device, Integer ordinal) {
-			return NvlinkMulticast.system().supported(device, ordinal);
+			// Only NVIDIA devices reduce in the switch; the others need no probe, nor the runtime's facts.
+			return device.vendor() == GpuVendor.NVIDIA && NvlinkMulticast.system().supported(Gpus.facts(device), ordinal);
 		}
 	}
 

@@ -2,6 +2,7 @@ package io.uform;
 
 import java.util.List;
 
+import io.uform.failure.RuntimeFailure;
 import io.uform.gpu.GpuDiscovery;
 import io.uform.host.CpuClasses;
 import io.uform.host.NumaTopology;
@@ -46,7 +47,7 @@ public final class Uform {
 	 * @return the devices, possibly empty
 	 */
 	public static List<GpuDevice> gpuDevices() {
-		return GpuDiscovery.system().devices();
+		return Gpus.devices(GpuDiscovery.system());
 	}
 
 	/**
@@ -58,7 +59,12 @@ public final class Uform {
 	 *         the device is lost (it fell off the bus, or was removed since discovery)
 	 */
 	public static GpuReadings gpuReadings(int ordinal) {
-		return GpuDiscovery.system().readings(ordinal);
+		try {
+			return Gpus.readings(GpuDiscovery.system().readings(ordinal));
+		}
+		catch (RuntimeFailure ex) {
+			throw RuntimeFailures.uform(ex);
+		}
 	}
 
 	/**

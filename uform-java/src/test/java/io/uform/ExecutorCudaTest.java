@@ -24,7 +24,7 @@ class ExecutorCudaTest {
 	private final RecordingCuda cuda = new RecordingCuda(2);
 
 	private Executor vram(ExecutorForVramConfig config) {
-		return Executor.forVram(config, this.cuda.devices(), (device, ordinal) -> this.cuda.runtime());
+		return Executor.forVram(config, Gpus.devices(this.cuda.devices()), (device, ordinal) -> this.cuda.runtime());
 	}
 
 	@Test
@@ -70,7 +70,7 @@ class ExecutorCudaTest {
 
 	@Test
 	void statisticsNameTheClassEachDeviceDispatchesAsAndWhetherItsStreamsAreBorrowed() {
-		String own = this.cuda.devices().get(0).gpuClass();
+		String own = Gpus.devices(this.cuda.devices()).get(0).gpuClass();
 		String older = GpuClasses.known().stream()
 			.filter((name) -> !name.equals(own) && VramPlan.runsOn(name, own))
 			.findFirst()
@@ -80,7 +80,7 @@ class ExecutorCudaTest {
 		List<Long> streams = owner.lanes().stream().map(DeviceLane::streamAddress).toList();
 		Executor borrower = vram(new ExecutorForVramConfig(List.of(0, 1), null, null, null, streams, null, null));
 		try {
-			assertThat(owner.statistics().gpuClasses()).containsExactly(own, this.cuda.devices().get(1).gpuClass());
+			assertThat(owner.statistics().gpuClasses()).containsExactly(own, Gpus.devices(this.cuda.devices()).get(1).gpuClass());
 			assertThat(owner.statistics().borrowedStreams()).isFalse();
 			assertThat(asOlder.statistics().gpuClasses()).containsExactly(older);
 			assertThat(borrower.statistics().borrowedStreams()).isTrue();

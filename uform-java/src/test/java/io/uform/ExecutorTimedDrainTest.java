@@ -59,11 +59,11 @@ class ExecutorTimedDrainTest {
 
 	private Executor simulatedExecutor(List<Long> streams) {
 		return Executor.forVram(new ExecutorForVramConfig(List.of(0), null, null, null, streams, null, null),
-				this.simulated.devices(), (found, ordinal) -> this.simulated);
+				Gpus.devices(this.simulated.devices()), (found, ordinal) -> this.simulated);
 	}
 
 	private Executor cudaExecutor(List<Integer> devices) {
-		return Executor.forVram(ExecutorForVramConfig.defaults().withDevices(devices), this.cuda.devices(),
+		return Executor.forVram(ExecutorForVramConfig.defaults().withDevices(devices), Gpus.devices(this.cuda.devices()),
 				(found, ordinal) -> this.cuda.runtime());
 	}
 

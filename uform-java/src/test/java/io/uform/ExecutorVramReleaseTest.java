@@ -43,12 +43,12 @@ class ExecutorVramReleaseTest {
 	private final RecordingCuda cuda = new RecordingCuda(1);
 
 	private Executor simulatedOn(int device, GpuRuntime runtime) {
-		return Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(device)), this.simulated.devices(),
+		return Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(device)), Gpus.devices(this.simulated.devices()),
 				(found, ordinal) -> runtime);
 	}
 
 	private Executor onCuda() {
-		return Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(0)), this.cuda.devices(),
+		return Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(0)), Gpus.devices(this.cuda.devices()),
 				(found, ordinal) -> this.cuda.runtime());
 	}
 
@@ -211,7 +211,7 @@ class ExecutorVramReleaseTest {
 			}
 		};
 		Executor executor = Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(0, 1)),
-				this.simulated.devices(), (found, ordinal) -> failing);
+				Gpus.devices(this.simulated.devices()), (found, ordinal) -> failing);
 		executor.forDevices((lane) -> lane.reserve(1 << 20));
 		failSynchronize.set(true);
 		Throwable thrown = catchThrowable(executor::free);

@@ -39,7 +39,7 @@ class ExecutorVramTest {
 	@BeforeEach
 	void simulateTwoDevices() {
 		this.runtime = new SimulatedRuntime(2, DEVICE_MEMORY);
-		this.devices = this.runtime.devices();
+		this.devices = Gpus.devices(this.runtime.devices());
 	}
 
 	@AfterEach

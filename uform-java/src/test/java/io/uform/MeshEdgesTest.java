@@ -129,7 +129,7 @@ class MeshEdgesTest {
 		try {
 			for (int index = 0; index < 2; index++) {
 				Executor executor = Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(index)),
-						runtime.devices(), (device, ordinal) -> runtime);
+						Gpus.devices(runtime.devices()), (device, ordinal) -> runtime);
 				executors.add(executor);
 				MeshOptions options = new MeshOptions(index, 2, null, this.directory, "forever", Duration.ofSeconds(Long.MAX_VALUE));
 				Thread thread = new Thread(() -> {

@@ -150,7 +150,7 @@ class MeshProcessesTest {
 		assertThat(record).exists();
 		// The next run of the same job: this JVM takes index 1.
 		SimulatedRuntime runtime = new SimulatedRuntime(1, 16L << 20);
-		try (Executor executor = Executor.forVram(ExecutorForVramConfig.defaults(), runtime.devices(),
+		try (Executor executor = Executor.forVram(ExecutorForVramConfig.defaults(), Gpus.devices(runtime.devices()),
 				(device, ordinal) -> runtime)) {
 			MeshOptions options = new MeshOptions(1, 2, null, this.directory, "crashed", Duration.ofSeconds(5));
 			assertThatThrownBy(() -> Mesh.bootstrap(executor, options)).isInstanceOf(UformException.class)

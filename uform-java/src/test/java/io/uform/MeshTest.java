@@ -64,7 +64,7 @@ class MeshTest {
 
 	private Executor vram(Integer... devices) {
 		Executor executor = Executor.forVram(ExecutorForVramConfig.defaults().withDevices(List.of(devices)),
-				this.runtime.devices(), (device, ordinal) -> this.runtime);
+				Gpus.devices(this.runtime.devices()), (device, ordinal) -> this.runtime);
 		this.executors.add(executor);
 		return executor;
 	}

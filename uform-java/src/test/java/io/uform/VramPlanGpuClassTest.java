@@ -83,7 +83,7 @@ class VramPlanGpuClassTest {
 		assertThat(failure("nvidia-h100", List.of(0), H100).fix())
 			.isEqualTo("not a GPU class uform knows, nor close to one; the classes device 0 can run are " + HOPPER_RUNS
 					+ " (or leave it absent for each device's own class)");
-		assertThat(failure("fastest", List.of(0), this.simulated.devices().get(0)).fix())
+		assertThat(failure("fastest", List.of(0), Gpus.devices(this.simulated.devices()).get(0)).fix())
 			.isEqualTo("not a GPU class uform knows, nor close to one; the classes device 0 can run are simulated "
 					+ "(or leave it absent for each device's own class)");
 	}

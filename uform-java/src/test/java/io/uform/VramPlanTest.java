@@ -49,7 +49,7 @@ class VramPlanTest {
 	void anUnknownNodeOrNoPciAddressMeansEveryNode() throws IOException {
 		numaNode("0000:1b:00.0", "-1");
 		assertThat(plan(ExecutorForVramConfig.defaults(), H100).hostConfig.memoryDomains()).isNull();
-		assertThat(plan(ExecutorForVramConfig.defaults(), this.simulated.devices().get(0)).hostConfig.memoryDomains())
+		assertThat(plan(ExecutorForVramConfig.defaults(), Gpus.devices(this.simulated.devices()).get(0)).hostConfig.memoryDomains())
 			.isNull();
 		numaNode("0000:1b:00.0", "999");
 		assertThat(plan(ExecutorForVramConfig.defaults(), H100).hostConfig.memoryDomains())
@@ -70,7 +70,7 @@ class VramPlanTest {
 
 	@Test
 	void aSimulatedDeviceIsNeverChosenInPlaceOfARealGpu() {
-		List<GpuDevice> both = List.of(H100, this.simulated.devices().get(0));
+		List<GpuDevice> both = List.of(H100, Gpus.devices(this.simulated.devices()).get(0));
 		VramPlan first = VramPlan.of(ExecutorForVramConfig.defaults(), both, this.sysfs, (gpu, ordinal) -> this.simulated);
 		first.hold();
 		try {
@@ -90,7 +90,7 @@ class VramPlanTest {
 	void anAmdGpuIsNeverChosenInPlaceOfOneAVramExecutorRunsOn() {
 		GpuDevice mi300x = new GpuDevice(GpuVendor.AMD, 0, "amd-cdna3", 304, 192L << 30, "AMD Instinct MI300X", null,
 				"0000:0c:00.0");
-		GpuDevice simulatedDevice = this.simulated.devices().get(0);
+		GpuDevice simulatedDevice = Gpus.devices(this.simulated.devices()).get(0);
 		assertThat(VramPlan.of(ExecutorForVramConfig.defaults(), List.of(mi300x, H100), this.sysfs,
 				(gpu, ordinal) -> this.simulated).ordinals).as("the NVIDIA GPU, not the AMD one listed first")
 			.containsExactly(1);

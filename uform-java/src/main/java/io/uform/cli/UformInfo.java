@@ -9,6 +9,7 @@ import io.uform.Capabilities;
 import io.uform.GpuDevice;
 import io.uform.GpuReadings;
 import io.uform.GpuVendor;
+import io.uform.Uform;
 import io.uform.UformException;
 import io.uform.gpu.GpuDiscovery;
 import io.uform.host.CpuClasses;
@@ -110,11 +111,12 @@ public final class UformInfo {
 		 */
 		public static Snapshot system() {
 			GpuDiscovery gpus = GpuDiscovery.system();
+			List<GpuDevice> devices = Uform.gpuDevices();
 			List<GpuReadings> readings = new ArrayList<>();
 			List<String> problems = new ArrayList<>(gpus.problems());
-			for (int ordinal = 0; ordinal < gpus.devices().size(); ordinal++) {
+			for (int ordinal = 0; ordinal < devices.size(); ordinal++) {
 				try {
-					readings.add(gpus.readings(ordinal));
+					readings.add(Uform.gpuReadings(ordinal));
 				}
 				catch (UformException ex) {
 					// A device lost since discovery: list it, with no readings, and say why among the problems.
@@ -124,8 +126,8 @@ public final class UformInfo {
 			}
 			CpuClasses cpu = CpuClasses.system();
 			NumaTopology numa = NumaTopology.system();
-			return new Snapshot(gpus.devices(), readings, cpu, numa, Capabilities.compiled(),
-					Capabilities.available(cpu.available(), numa.domains().size(), gpus.devices()), List.copyOf(problems),
+			return new Snapshot(devices, readings, cpu, numa, Capabilities.compiled(),
+					Capabilities.available(cpu.available(), numa.domains().size(), devices), List.copyOf(problems),
 					gpus.notes());
 		}
 	}

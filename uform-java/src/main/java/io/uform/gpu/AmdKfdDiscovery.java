@@ -10,9 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import io.uform.GpuDevice;
-import io.uform.GpuReadings;
-import io.uform.GpuVendor;
+import io.uform.gpu.DeviceFacts.Vendor;
 
 /**
  * Lists AMD GPUs from the amdkfd topology in sysfs, with no ROCm library: the files
@@ -152,7 +150,7 @@ final class AmdKfdDiscovery {
 		// Only a directory there now: one gone later means the device went (see AmdReadings).
 		Path amdgpu = (renderNode != null && Files.isDirectory(renderNode)) ? renderNode : null;
 		long memory = vram(node.resolve("mem_banks"));
-		GpuDevice device = new GpuDevice(GpuVendor.AMD, vendorOrdinal, GpuClasses.amd(gfx), computeUnits, memory,
+		DeviceFacts device = new DeviceFacts(Vendor.AMD, vendorOrdinal, GpuClasses.amd(gfx), computeUnits, memory,
 				name(node, amdgpu, gfx), uuid, pci == null ? null : pci.toString());
 		return new FoundGpu(device, () -> AmdReadings.read(amdgpu, memory));
 	}

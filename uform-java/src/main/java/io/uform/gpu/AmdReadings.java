@@ -6,8 +6,6 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-import io.uform.GpuReadings;
-
 /**
  * Live readings of an AMD GPU from its amdgpu sysfs directory ({@code device/} of its render node):
  * {@code mem_info_vram_used}, {@code mem_info_vram_total}, {@code gpu_busy_percent}, and from the
@@ -27,9 +25,9 @@ final class AmdReadings {
 	 * @return the readings
 	 * @throws DeviceLostException when the directory was there at discovery and is gone now
 	 */
-	static GpuReadings read(Path amdgpu, long discoveredTotal) {
+	static Readings read(Path amdgpu, long discoveredTotal) {
 		if (amdgpu == null) {
-			return new GpuReadings(null, discoveredTotal, null, null, null);
+			return new Readings(null, discoveredTotal, null, null, null);
 		}
 		if (!Files.isDirectory(amdgpu)) {
 			throw new DeviceLostException(amdgpu + " is gone: amdgpu removed the device (unplugged, unbound or failed; "
@@ -50,7 +48,7 @@ final class AmdReadings {
 			Long millidegrees = SysfsFiles.number(hwmon.get().resolve("temp1_input"));
 			celsius = millidegrees == null ? null : millidegrees / 1000.0;
 		}
-		return new GpuReadings(used, total != null ? total : discoveredTotal,
+		return new Readings(used, total != null ? total : discoveredTotal,
 				busy == null ? null : busy.intValue(), watts, celsius);
 	}
 

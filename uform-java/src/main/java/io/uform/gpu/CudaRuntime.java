@@ -7,8 +7,8 @@ import java.util.function.Supplier;
 
 import com.sun.jna.Pointer;
 
-import io.uform.UformException;
-import io.uform.UformException.Status;
+import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
 
 /**
  * {@link GpuRuntime} over the CUDA driver API: {@link CudaDriver} for {@code cuInit} and
@@ -23,7 +23,7 @@ import io.uform.UformException.Status;
  * on each thread before the other methods.
  *
  * <h2>Failures</h2>
- * Every driver failure becomes a {@link UformException}: {@link Status#OUT_OF_MEMORY} for
+ * Every driver failure becomes a {@link RuntimeFailure}: {@link Status#OUT_OF_MEMORY} for
  * {@code CUDA_ERROR_OUT_OF_MEMORY}, {@link Status#DEVICE_ERROR} otherwise, the message naming the
  * device, the call, the driver's status name and code and, for the common failures, what to do (with
  * the JIT log when a module is refused). A missing {@code libcuda.so.1}, no visible device or an
@@ -105,11 +105,11 @@ public final class CudaRuntime implements GpuRuntime {
 			}
 		}
 		if (this.loadFailure != null) {
-			throw new UformException(Status.DEVICE_ERROR, "CUDA device " + ordinal + ": cannot use "
+			throw new RuntimeFailure(Status.DEVICE_ERROR, "CUDA device " + ordinal + ": cannot use "
 					+ JnaCudaDriver.CUDA_LIBRARY + ": " + this.loadFailure.getMessage()
 					+ ". Check that nvidia-smi works and that the driver is complete and current", this.loadFailure);
 		}
-		return this.bindings.orElseThrow(() -> new UformException(Status.NO_DEVICE, "CUDA device " + ordinal
+		return this.bindings.orElseThrow(() -> new RuntimeFailure(Status.NO_DEVICE, "CUDA device " + ordinal
 				+ " cannot be opened: " + JnaCudaDriver.CUDA_LIBRARY + " not found (no NVIDIA driver installed). "
 				+ "Install the NVIDIA driver, or in a container run with the NVIDIA container runtime (--gpus)"));
 	}
@@ -135,7 +135,7 @@ public final class CudaRuntime implements GpuRuntime {
 			count = 0;
 		}
 		if (ordinal < 0 || ordinal >= count) {
-			throw new UformException(Status.NO_DEVICE, "CUDA device " + ordinal + " does not exist: this process sees "
+			throw new RuntimeFailure(Status.NO_DEVICE, "CUDA device " + ordinal + " does not exist: this process sees "
 					+ count + " CUDA device(s)" + (count == 0 ? "" : " (ordinals 0 to " + (count - 1) + ")")
 					+ ". Pick an ordinal in range, or check CUDA_VISIBLE_DEVICES"
 					+ visibleDevices());
@@ -162,7 +162,7 @@ public final class CudaRuntime implements GpuRuntime {
 	 * @param detail what the call was doing, like {@code " allocating 4096 bytes"}, or empty
 	 * @return the exception, to be thrown by the caller
 	 */
-	static UformException failure(DriverCallException ex, int ordinal, String detail) {
+	static RuntimeFailure failure(DriverCallException ex, int ordinal, String detail) {
 		StringBuilder message = new StringBuilder("CUDA device ").append(ordinal).append(": ").append(ex.call())
 			.append(" failed: ").append(ex.statusName());
 		if (ex.code() != DriverCallException.NOT_LOADED) {
@@ -177,7 +177,7 @@ public final class CudaRuntime implements GpuRuntime {
 			message.append(load.jitLog().isEmpty() ? ". The driver wrote no JIT log" : ". JIT log:\n" + load.jitLog());
 		}
 		Status status = ex.code() == CudaCompute.CUDA_ERROR_OUT_OF_MEMORY ? Status.OUT_OF_MEMORY : Status.DEVICE_ERROR;
-		return new UformException(status, message.toString(), ex);
+		return new RuntimeFailure(status, message.toString(), ex);
 	}
 
 	/** What to do about the failures people meet; empty for the rest, whose status name says enough. */
@@ -239,12 +239,12 @@ public final class CudaRuntime implements GpuRuntime {
 		/** Fails a call after close, which would otherwise reach a context that may be destroyed. */
 		private void open() {
 			if (this.closed.get()) {
-				throw new UformException(Status.FREED, "CUDA device " + this.ordinal + " was closed; nothing can run on "
+				throw new RuntimeFailure(Status.FREED, "CUDA device " + this.ordinal + " was closed; nothing can run on "
 						+ "this DeviceContext any more");
 			}
 		}
 
-		private UformException failed(DriverCallException ex, String detail) {
+		private RuntimeFailure failed(DriverCallException ex, String detail) {
 			return failure(ex, this.ordinal, detail);
 		}
 
@@ -359,7 +359,7 @@ public final class CudaRuntime implements GpuRuntime {
 		public long allocate(long bytes) {
 			open();
 			if (bytes < 1) {
-				throw UformException.invalid("bytes", bytes, "allocate at least 1 byte of device memory");
+				throw RuntimeFailure.invalid("bytes", bytes, "allocate at least 1 byte of device memory");
 			}
 			try {
 				return this.compute.memAlloc(bytes);
@@ -416,7 +416,7 @@ public final class CudaRuntime implements GpuRuntime {
 		@Override
 		public long loadModule(String ptx) {
 			open();
-			UformException.requireArgument(ptx, "ptx", "pass the module's PTX text");
+			RuntimeFailure.requireArgument(ptx, "ptx", "pass the module's PTX text");
 			try {
 				return this.compute.moduleLoadData(ptx);
 			}
@@ -428,7 +428,7 @@ public final class CudaRuntime implements GpuRuntime {
 		@Override
 		public long function(long module, String entry) {
 			open();
-			UformException.requireArgument(entry, "entry", "pass the kernel's .entry name");
+			RuntimeFailure.requireArgument(entry, "entry", "pass the kernel's .entry name");
 			try {
 				return this.compute.moduleGetFunction(module, entry);
 			}
@@ -468,7 +468,7 @@ public final class CudaRuntime implements GpuRuntime {
 
 		private static void dimensions(String name, int[] sizes) {
 			if (sizes == null || sizes.length != 3 || sizes[0] < 1 || sizes[1] < 1 || sizes[2] < 1) {
-				throw UformException.invalid(name, sizes == null ? null : Arrays.toString(sizes),
+				throw RuntimeFailure.invalid(name, sizes == null ? null : Arrays.toString(sizes),
 						"give x, y and z, each at least 1");
 			}
 		}

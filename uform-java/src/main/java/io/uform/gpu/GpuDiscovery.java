@@ -8,9 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-import io.uform.GpuDevice;
-import io.uform.GpuReadings;
-import io.uform.UformException;
+import io.uform.failure.RuntimeFailure;
 
 /**
  * The GPUs of this process: NVIDIA devices (CUDA order) first, then AMD devices (ROCm order), then,
@@ -39,7 +37,7 @@ public final class GpuDiscovery {
 
 	private final List<FoundGpu> gpus;
 
-	private final List<GpuDevice> devices;
+	private final List<DeviceFacts> devices;
 
 	private final List<String> problems;
 
@@ -118,7 +116,7 @@ public final class GpuDiscovery {
 			problems.addAll(scan.problems());
 			notes.addAll(scan.notes());
 		}
-		catch (UformException ex) {
+		catch (RuntimeFailure ex) {
 			problems.add(ex.getMessage());
 		}
 		catch (RuntimeException | LinkageError ex) {
@@ -131,7 +129,7 @@ public final class GpuDiscovery {
 	 * The devices, NVIDIA first, then AMD, then simulated ones; a device's position is its uform ordinal.
 	 * @return the devices, possibly empty
 	 */
-	public List<GpuDevice> devices() {
+	public List<DeviceFacts> devices() {
 		return this.devices;
 	}
 
@@ -139,13 +137,13 @@ public final class GpuDiscovery {
 	 * Reads a device now: memory, utilisation, power and temperature where its vendor reports them.
 	 * @param ordinal a position in {@link #devices()}
 	 * @return the readings; fields the vendor does not report are {@code null}
-	 * @throws UformException {@code NO_DEVICE} when no device has that ordinal, or when its driver says
+	 * @throws RuntimeFailure {@code NO_DEVICE} when no device has that ordinal, or when its driver says
 	 *         the device is gone (NVML's {@code NVML_ERROR_GPU_IS_LOST}, an amdgpu device directory
 	 *         removed since discovery): the device stays listed, since the list is made once per process
 	 */
-	public GpuReadings readings(int ordinal) {
+	public Readings readings(int ordinal) {
 		if (ordinal < 0 || ordinal >= this.gpus.size()) {
-			throw new UformException(UformException.Status.NO_DEVICE, "No GPU with ordinal " + ordinal + ": "
+			throw new RuntimeFailure(RuntimeFailure.Status.NO_DEVICE, "No GPU with ordinal " + ordinal + ": "
 					+ (this.gpus.isEmpty() ? "this process sees no GPU" : "ordinals run from 0 to " + (this.gpus.size() - 1))
 					+ "; list them with Uform.gpuDevices() or the uform-info command");
 		}
@@ -154,8 +152,8 @@ public final class GpuDiscovery {
 			return gpu.readings().get();
 		}
 		catch (DeviceLostException ex) {
-			GpuDevice device = gpu.device();
-			throw new UformException(UformException.Status.NO_DEVICE, "GPU " + ordinal + " (" + device.name()
+			DeviceFacts device = gpu.device();
+			throw new RuntimeFailure(RuntimeFailure.Status.NO_DEVICE, "GPU " + ordinal + " (" + device.name()
 					+ ((device.uuid() != null) ? ", " + device.uuid() : "") + ") is lost: " + ex.getMessage()
 					+ ". Work on it fails until the machine is fixed and this process restarted", ex);
 		}

@@ -8,10 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-import io.uform.GpuDevice;
-import io.uform.GpuReadings;
-import io.uform.GpuVendor;
-import io.uform.UformException;
+import io.uform.failure.RuntimeFailure;
+import io.uform.gpu.DeviceFacts.Vendor;
 
 /**
  * Lists NVIDIA GPUs through a {@link CudaDriver}: CUDA for what the process can use, NVML for what
@@ -40,7 +38,7 @@ import io.uform.UformException;
  *
  * <h2>Failures</h2>
  * No {@code libcuda.so.1}, or {@code CUDA_ERROR_NO_DEVICE}: no devices and no problem. Any other
- * driver error: {@link UformException.Status#DEVICE_ERROR} naming the call and the driver's status
+ * driver error: {@link RuntimeFailure.Status#DEVICE_ERROR} naming the call and the driver's status
  * name. An NVML failure is survived and reported as a problem of the scan.
  */
 final class NvidiaDiscovery {
@@ -65,7 +63,7 @@ final class NvidiaDiscovery {
 	/**
 	 * Lists the devices.
 	 * @return devices in CUDA order, with NVML problems if any
-	 * @throws UformException {@code DEVICE_ERROR} when the driver is present but fails
+	 * @throws RuntimeFailure {@code DEVICE_ERROR} when the driver is present but fails
 	 */
 	GpuScan scan() {
 		Optional<CudaDriver> loaded;
@@ -104,8 +102,8 @@ final class NvidiaDiscovery {
 		}
 	}
 
-	private static UformException failed(DriverCallException ex) {
-		return new UformException(UformException.Status.DEVICE_ERROR, "NVIDIA driver error: " + ex.getMessage()
+	private static RuntimeFailure failed(DriverCallException ex) {
+		return new RuntimeFailure(RuntimeFailure.Status.DEVICE_ERROR, "NVIDIA driver error: " + ex.getMessage()
 				+ ". libcuda.so.1 is installed but not usable; check that nvidia-smi works and that the driver "
 				+ "and kernel module versions match (dmesg), or hide the GPUs with CUDA_VISIBLE_DEVICES=\"\"", ex);
 	}
@@ -167,7 +165,7 @@ final class NvidiaDiscovery {
 				: (parentUuid != null) ? parentUuid : cudaUuid;
 		// A slice's NVML readings would be its parent's: it reports its own total memory only.
 		int readFrom = (migSlice) ? -1 : nvmlIndex;
-		GpuDevice described = new GpuDevice(GpuVendor.NVIDIA, nvmlIndex, GpuClasses.nvidia(major, minor), sms, total,
+		DeviceFacts described = new DeviceFacts(Vendor.NVIDIA, nvmlIndex, GpuClasses.nvidia(major, minor), sms, total,
 				name, uuid, pci == null ? null : pci.toString());
 		return new FoundGpu(described, () -> readings(driver, readFrom, total));
 	}
@@ -227,15 +225,15 @@ final class NvidiaDiscovery {
 	}
 
 	/** Reads one device now; any NVML call that fails leaves its field empty. */
-	static GpuReadings readings(CudaDriver driver, int nvmlIndex, long discoveredTotal) {
+	static Readings readings(CudaDriver driver, int nvmlIndex, long discoveredTotal) {
 		if (nvmlIndex < 0) {
-			return new GpuReadings(null, discoveredTotal, null, null, null);
+			return new Readings(null, discoveredTotal, null, null, null);
 		}
 		CudaDriver.NvmlMemory memory = orNull(() -> driver.nvmlMemory(nvmlIndex));
 		Integer utilisation = orNull(() -> driver.nvmlUtilizationPercent(nvmlIndex));
 		Long milliwatts = orNull(() -> driver.nvmlPowerMilliwatts(nvmlIndex));
 		Integer celsius = orNull(() -> driver.nvmlTemperatureCelsius(nvmlIndex));
-		return new GpuReadings(memory == null ? null : memory.usedBytes(),
+		return new Readings(memory == null ? null : memory.usedBytes(),
 				memory == null ? discoveredTotal : memory.totalBytes(), utilisation,
 				milliwatts == null ? null : milliwatts / 1000.0, celsius == null ? null : celsius.doubleValue());
 	}

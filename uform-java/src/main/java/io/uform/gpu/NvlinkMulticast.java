@@ -3,8 +3,7 @@ package io.uform.gpu;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-import io.uform.GpuDevice;
-import io.uform.GpuVendor;
+import io.uform.gpu.DeviceFacts.Vendor;
 
 /**
  * Whether a device reduces in the NVLink switch (NVLink SHARP multicast), as a mesh's
@@ -57,8 +56,8 @@ public final class NvlinkMulticast {
 	 * @param cudaOrdinal its CUDA ordinal (after {@code CUDA_VISIBLE_DEVICES}); ignored for other vendors
 	 * @return {@code true} only for an NVIDIA device whose driver says 1
 	 */
-	public boolean supported(GpuDevice device, int cudaOrdinal) {
-		if (device.vendor() != GpuVendor.NVIDIA) {
+	public boolean supported(DeviceFacts device, int cudaOrdinal) {
+		if (device.vendor() != Vendor.NVIDIA) {
 			return false;
 		}
 		try {

@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 
-import io.uform.UformException;
-import io.uform.UformException.Status;
+import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
 
 /**
  * The activation scratch of one device of a VRAM executor: device memory taken from the driver in
@@ -65,12 +65,12 @@ public final class ScratchArena {
 	 * Reserves scratch.
 	 * @param bytes at least 1
 	 * @return the device address of at least {@code bytes} bytes, aligned to {@link #ALIGNMENT}
-	 * @throws UformException {@link Status#OUT_OF_MEMORY} past the limit or the device's memory;
+	 * @throws RuntimeFailure {@link Status#OUT_OF_MEMORY} past the limit or the device's memory;
 	 *         {@link Status#FREED} after {@link #close()}
 	 */
 	public synchronized long reserve(long bytes) {
 		if (this.closed) {
-			throw new UformException(Status.FREED, "The scratch of " + this.where + " was freed with its executor");
+			throw new RuntimeFailure(Status.FREED, "The scratch of " + this.where + " was freed with its executor");
 		}
 		long size = roundUp(bytes);
 		Block block = takeFree(size);
@@ -156,7 +156,7 @@ public final class ScratchArena {
 		try {
 			address = this.context.allocate(size);
 		}
-		catch (UformException ex) {
+		catch (RuntimeFailure ex) {
 			if (ex.status() != Status.OUT_OF_MEMORY || this.free.isEmpty()) {
 				throw (ex.status() == Status.OUT_OF_MEMORY) ? outOfMemory(asked, "the device's free memory ran out", ex) : ex;
 			}
@@ -164,7 +164,7 @@ public final class ScratchArena {
 			try {
 				address = this.context.allocate(size);
 			}
-			catch (UformException again) {
+			catch (RuntimeFailure again) {
 				throw (again.status() == Status.OUT_OF_MEMORY)
 						? outOfMemory(asked, "the device's free memory ran out", again) : again;
 			}
@@ -197,13 +197,13 @@ public final class ScratchArena {
 		steps.throwFirst();
 	}
 
-	private UformException outOfMemory(long asked, String bound) {
+	private RuntimeFailure outOfMemory(long asked, String bound) {
 		return outOfMemory(asked, bound, null);
 	}
 
-	private UformException outOfMemory(long asked, String bound, Throwable cause) {
+	private RuntimeFailure outOfMemory(long asked, String bound, Throwable cause) {
 		String limitText = (this.limit == Long.MAX_VALUE) ? "none" : this.limit + " bytes";
-		return new UformException(Status.OUT_OF_MEMORY, "Scratch of " + this.where + " could not grow by " + asked
+		return new RuntimeFailure(Status.OUT_OF_MEMORY, "Scratch of " + this.where + " could not grow by " + asked
 				+ " bytes: it holds " + this.reserved + " bytes (" + this.inUse + " in use), and " + bound
 				+ " (scratchLimit: " + limitText + "). Release reservations you no longer need, ask for less per call, "
 				+ "or raise scratchLimit", cause);
@@ -211,10 +211,10 @@ public final class ScratchArena {
 
 	private static long roundUp(long bytes) {
 		if (bytes < 1) {
-			throw UformException.invalid("bytes", bytes, "reserve at least 1 byte of scratch");
+			throw RuntimeFailure.invalid("bytes", bytes, "reserve at least 1 byte of scratch");
 		}
 		if (bytes > Long.MAX_VALUE - ALIGNMENT) {
-			throw UformException.invalid("bytes", bytes, "no device has that much memory");
+			throw RuntimeFailure.invalid("bytes", bytes, "no device has that much memory");
 		}
 		return (bytes + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
 	}

@@ -14,11 +14,9 @@ import java.util.regex.Pattern;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 
-import io.uform.GpuDevice;
-import io.uform.GpuReadings;
-import io.uform.GpuVendor;
-import io.uform.UformException;
-import io.uform.UformException.Status;
+import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
+import io.uform.gpu.DeviceFacts.Vendor;
 
 /**
  * A {@link GpuRuntime} whose devices are host memory, so that machines without GPUs (tests, the
@@ -89,7 +87,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * A runtime of the given devices, configured in code; for tests.
 	 * @param count how many devices, 0 to {@value SimulatedDevices#MAX_COUNT}
 	 * @param memoryBytes memory per device, at least 1
-	 * @throws UformException {@code INVALID_ARGUMENT} for a count or size out of range
+	 * @throws RuntimeFailure {@code INVALID_ARGUMENT} for a count or size out of range
 	 */
 	public SimulatedRuntime(int count, long memoryBytes) {
 		this(SimulatedDevices.of(count, memoryBytes));
@@ -144,7 +142,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * The devices, in simulated ordinal order.
 	 * @return each device's description, vendor {@link GpuVendor#SIMULATED}
 	 */
-	public List<GpuDevice> devices() {
+	public List<DeviceFacts> devices() {
 		return this.devices.stream().map((device) -> device.description).toList();
 	}
 
@@ -152,7 +150,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * Memory allocated on a device now, by every context of it.
 	 * @param ordinal the simulated ordinal
 	 * @return bytes in use
-	 * @throws UformException {@code NO_DEVICE} when no simulated device has that ordinal
+	 * @throws RuntimeFailure {@code NO_DEVICE} when no simulated device has that ordinal
 	 */
 	public long usedBytes(int ordinal) {
 		return device(ordinal).used.get();
@@ -163,11 +161,11 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * {@code null}, since host memory has none to report.
 	 * @param ordinal the simulated ordinal
 	 * @return the readings
-	 * @throws UformException {@code NO_DEVICE} when no simulated device has that ordinal
+	 * @throws RuntimeFailure {@code NO_DEVICE} when no simulated device has that ordinal
 	 */
-	public GpuReadings readings(int ordinal) {
+	public Readings readings(int ordinal) {
 		Device device = device(ordinal);
-		return new GpuReadings(device.used.get(), device.size, null, null, null);
+		return new Readings(device.used.get(), device.size, null, null, null);
 	}
 
 	@Override
@@ -181,13 +179,13 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * @param ordinal the simulated ordinal
 	 * @param stream a stream created on that device, or 0 for its legacy default stream
 	 * @return the work; {@link SimulatedStream.Work#finish()} ends it
-	 * @throws UformException {@code DEVICE_ERROR} for a stream this device does not have
+	 * @throws RuntimeFailure {@code DEVICE_ERROR} for a stream this device does not have
 	 */
 	SimulatedStream.Work startWork(int ordinal, long stream) {
 		Device device = device(ordinal);
 		SimulatedStream found = (stream == 0) ? device.legacy : device.streams.get(stream);
 		if (found == null) {
-			throw new UformException(Status.DEVICE_ERROR, device.label + " has no stream " + Context.hex(stream)
+			throw new RuntimeFailure(Status.DEVICE_ERROR, device.label + " has no stream " + Context.hex(stream)
 					+ " to queue work on");
 		}
 		return found.start();
@@ -214,7 +212,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 
 	private Device device(int ordinal) {
 		if (ordinal < 0 || ordinal >= this.devices.size()) {
-			throw new UformException(Status.NO_DEVICE, "No simulated device with ordinal " + ordinal + ": "
+			throw new RuntimeFailure(Status.NO_DEVICE, "No simulated device with ordinal " + ordinal + ": "
 					+ (this.devices.isEmpty() ? "none is simulated; set " + SimulatedDevices.COUNT_PROPERTY + " or "
 							+ SimulatedDevices.COUNT_VARIABLE + " to a device count"
 							: "simulated ordinals run from 0 to " + (this.devices.size() - 1)));
@@ -287,7 +285,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 
 		final long size;
 
-		final GpuDevice description;
+		final DeviceFacts description;
 
 		final String label;
 
@@ -312,7 +310,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 			this.ordinal = ordinal;
 			this.size = size;
 			String name = "Simulated GPU " + ordinal + " (host memory)";
-			this.description = new GpuDevice(GpuVendor.SIMULATED, ordinal, GPU_CLASS, 1, size, name,
+			this.description = new DeviceFacts(Vendor.SIMULATED, ordinal, GPU_CLASS, 1, size, name,
 					"GPU-SIMULATED-" + ordinal, null);
 			this.label = name;
 		}
@@ -429,7 +427,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 			}
 			catch (OutOfMemoryError ex) {
 				this.device.used.addAndGet(-bytes);
-				throw new UformException(Status.OUT_OF_MEMORY, this.device.label + " could not take " + bytes
+				throw new RuntimeFailure(Status.OUT_OF_MEMORY, this.device.label + " could not take " + bytes
 						+ " bytes of host memory (" + ex.getMessage() + "); the simulated device's memory is host "
 						+ "memory, so give it less with " + SimulatedDevices.MEMORY_PROPERTY, ex);
 			}
@@ -449,7 +447,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 			while (true) {
 				long before = this.device.used.get();
 				if (bytes > this.device.size - before) {
-					throw new UformException(Status.OUT_OF_MEMORY, this.device.label + " is out of memory: "
+					throw new RuntimeFailure(Status.OUT_OF_MEMORY, this.device.label + " is out of memory: "
 							+ "cuMemAlloc_v2 of " + bytes + " bytes with " + before + " of " + this.device.size
 							+ " bytes in use (CUDA_ERROR_OUT_OF_MEMORY on a real GPU); free device memory first, or "
 							+ "give simulated devices more with " + SimulatedDevices.MEMORY_PROPERTY);
@@ -611,7 +609,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 		public void launch(long function, int[] grid, int[] block, int sharedBytes, long stream,
 				KernelArgument[] arguments) {
 			ensureOpen("cuLaunchKernel");
-			throw new UformException(Status.UNSUPPORTED, "cuLaunchKernel on " + this.device.label + ": a simulated "
+			throw new RuntimeFailure(Status.UNSUPPORTED, "cuLaunchKernel on " + this.device.label + ": a simulated "
 					+ "device cannot run PTX kernels; run this step on the host (Executor.forRam) when the device is "
 					+ "simulated, or on a real GPU");
 		}
@@ -658,12 +656,12 @@ public final class SimulatedRuntime implements GpuRuntime {
 			}
 		}
 
-		private UformException closedError(String call) {
+		private RuntimeFailure closedError(String call) {
 			return error(call, "the device context is closed");
 		}
 
-		private UformException error(String call, String what) {
-			return new UformException(Status.DEVICE_ERROR, call + " failed on " + this.device.label + ": " + what);
+		private RuntimeFailure error(String call, String what) {
+			return new RuntimeFailure(Status.DEVICE_ERROR, call + " failed on " + this.device.label + ": " + what);
 		}
 
 		static String hex(long value) {

@@ -6,9 +6,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
-import io.uform.GpuDevice;
-import io.uform.UformException;
-import io.uform.UformException.Status;
+import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
 
 /**
  * What a VRAM executor owns on one device: the open context, one stream (created, or borrowed and
@@ -44,7 +43,7 @@ public final class VramDevice {
 
 	private final int index;
 
-	private final GpuDevice device;
+	private final DeviceFacts device;
 
 	private final GpuRuntime runtime;
 
@@ -82,7 +81,7 @@ public final class VramDevice {
 	 * @param executor the executor's name, for messages
 	 * @param scratchLimit bytes, or {@code Long.MAX_VALUE} for none
 	 */
-	public VramDevice(int index, GpuDevice device, GpuRuntime runtime, int ordinal, Long borrowedStream,
+	public VramDevice(int index, DeviceFacts device, GpuRuntime runtime, int ordinal, Long borrowedStream,
 			String executor, long scratchLimit) {
 		this.index = index;
 		this.device = device;
@@ -113,7 +112,7 @@ public final class VramDevice {
 	 * The device.
 	 * @return its description
 	 */
-	public GpuDevice device() {
+	public DeviceFacts device() {
 		return this.device;
 	}
 
@@ -162,7 +161,7 @@ public final class VramDevice {
 	 * for a thread the release cannot overlap (the executor's own workers before a device task); a
 	 * verb that reaches the driver uses {@link #enterWork} instead.
 	 * @param executor the executor's name, for the message
-	 * @throws UformException {@link Status#FREED} after {@link #release()}
+	 * @throws RuntimeFailure {@link Status#FREED} after {@link #release()}
 	 */
 	public void makeCurrentForWork(String executor) {
 		if (this.released) {
@@ -176,7 +175,7 @@ public final class VramDevice {
 	 * {@link #exitWork()} and binds the context to the calling thread. Call {@code exitWork} in a
 	 * {@code finally} exactly when this returned normally.
 	 * @param executor the executor's name, for the message
-	 * @throws UformException {@link Status#FREED} once {@link #release()} has begun
+	 * @throws RuntimeFailure {@link Status#FREED} once {@link #release()} has begun
 	 */
 	public void enterWork(String executor) {
 		if (this.released) {
@@ -214,8 +213,8 @@ public final class VramDevice {
 		this.inUse.readLock().unlock();
 	}
 
-	private UformException freed(String executor) {
-		return new UformException(Status.FREED, "Executor '" + executor + "' was freed, and device " + this.index
+	private RuntimeFailure freed(String executor) {
+		return new RuntimeFailure(Status.FREED, "Executor '" + executor + "' was freed, and device " + this.index
 				+ " with it; make a new executor to run more work");
 	}
 
@@ -293,7 +292,7 @@ public final class VramDevice {
 	 */
 	public synchronized long function(String ptx, String entry) {
 		if (this.released) {
-			throw new UformException(Status.FREED, "Device " + this.index + " of this executor was freed");
+			throw new RuntimeFailure(Status.FREED, "Device " + this.index + " of this executor was freed");
 		}
 		String key = entry + '\u0000' + ptx;
 		Long function = this.functions.get(key);

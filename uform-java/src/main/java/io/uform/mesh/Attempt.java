@@ -15,8 +15,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 
-import io.uform.UformException;
-import io.uform.UformException.Status;
+import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
 
 /**
  * One bootstrap call's join (see the package's description, <em>Join</em>): the first look, then polls
@@ -84,7 +84,7 @@ final class Attempt {
 	 */
 	private boolean gaveUp;
 
-	private UformException gaveUpWith;
+	private RuntimeFailure gaveUpWith;
 
 	/** Set once every process was ready and this attempt returns; guarded by {@code this}. */
 	private boolean joined;
@@ -271,7 +271,7 @@ final class Attempt {
 			catch (IllegalArgumentException | NullPointerException ex) {
 				status = Status.INVALID_ARGUMENT;
 			}
-			throw new Failure(new UformException(status, "Mesh bootstrap of job '" + job() + "' failed: "
+			throw new Failure(new RuntimeFailure(status, "Mesh bootstrap of job '" + job() + "' failed: "
 					+ mark.who() + " gave up for every process, so " + this.self.who() + " gave up too and removed "
 					+ "its record. Its reason: " + mark.reason()), false);
 		}
@@ -326,7 +326,7 @@ final class Attempt {
 					return;
 				}
 				if (attempt >= JobFiles.DIRECTORY_ATTEMPTS) {
-					throw new Failure(new UformException(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': "
+					throw new Failure(new RuntimeFailure(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': "
 							+ name + " in " + this.files.directory() + " is taken by a file that cannot be read as a "
 							+ "member record (another uform version's, or not uform's): remove it, or use a new job "
 							+ "name"), true);
@@ -414,7 +414,7 @@ final class Attempt {
 		return true;
 	}
 
-	private UformException timeout() {
+	private RuntimeFailure timeout() {
 		// At most LISTED names of each kind, with the true counts: a count in the millions must not
 		// make millions of strings, nor a loop over every index.
 		List<String> missing = new ArrayList<>();
@@ -467,7 +467,7 @@ final class Attempt {
 			message.append(". Before this process started, ").append(latestAbort.who()).append(" gave up at ")
 				.append(latestAbort.written()).append(": ").append(latestAbort.reason());
 		}
-		return new UformException(Status.TIMEOUT, message.toString());
+		return new RuntimeFailure(Status.TIMEOUT, message.toString());
 	}
 
 	/** Refuses a write once this attempt gave up: nothing may come back after the give-up removed it. */
@@ -499,7 +499,7 @@ final class Attempt {
 		if (this.joined) {
 			return;
 		}
-		giveUp(new UformException(Status.INTERRUPTED, "Mesh bootstrap of job '" + job() + "': " + this.self.who()
+		giveUp(new RuntimeFailure(Status.INTERRUPTED, "Mesh bootstrap of job '" + job() + "': " + this.self.who()
 				+ " is exiting (its JVM is shutting down, say on SIGTERM) before every process joined"), true);
 	}
 
@@ -516,7 +516,7 @@ final class Attempt {
 	 * Tells the others (when asked) and removes this process's files. Best effort: the failure being
 	 * reported matters more than a file that could not be written or removed.
 	 */
-	synchronized void giveUp(UformException failure, boolean abortOthers) {
+	synchronized void giveUp(RuntimeFailure failure, boolean abortOthers) {
 		if (this.gaveUp) {
 			return;
 		}

@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import io.uform.UformException;
-import io.uform.UformException.Status;
+import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
 
 /**
  * A failure of the join, with whether the others should hear of it through an abort file. Checked,
@@ -16,11 +16,11 @@ final class Failure extends Exception {
 
 	private static final long serialVersionUID = 1L;
 
-	final transient UformException exception;
+	final transient RuntimeFailure exception;
 
 	final boolean abortOthers;
 
-	Failure(UformException exception, boolean abortOthers) {
+	Failure(RuntimeFailure exception, boolean abortOthers) {
 		super(exception.getMessage(), null, false, false);
 		this.exception = exception;
 		this.abortOthers = abortOthers;
@@ -32,8 +32,8 @@ final class Failure extends Exception {
 	 * @param cause the interrupt, as the JDK reported it
 	 * @return the exception the caller gets
 	 */
-	static UformException interrupted(MemberRecord self, Exception cause) {
-		return new UformException(Status.INTERRUPTED, "Mesh bootstrap of job '" + self.job() + "' was interrupted while "
+	static RuntimeFailure interrupted(MemberRecord self, Exception cause) {
+		return new RuntimeFailure(Status.INTERRUPTED, "Mesh bootstrap of job '" + self.job() + "' was interrupted while "
 				+ self.who() + " waited for its peers; every process gives up, and the interrupt flag is still set", cause);
 	}
 
@@ -46,17 +46,17 @@ final class Failure extends Exception {
 	 * @param ex what went wrong
 	 * @return the exception the caller gets
 	 */
-	static UformException cannotUse(Path directory, Path jobDirectory, String job, IOException ex) {
+	static RuntimeFailure cannotUse(Path directory, Path jobDirectory, String job, IOException ex) {
 		if (Files.isSymbolicLink(jobDirectory)) {
 			return linkedJobDirectory(jobDirectory, job);
 		}
 		if (Files.exists(jobDirectory) && !Files.isDirectory(jobDirectory)) {
 			// "Make it writable" would send the user after permissions that are fine.
-			return UformException.invalid("job", job, jobDirectory + " is a file, not a directory, and the mesh keeps the "
+			return RuntimeFailure.invalid("job", job, jobDirectory + " is a file, not a directory, and the mesh keeps the "
 					+ "job's files in a directory of that name. Move or remove that file (it is not the mesh's), or use "
 					+ "another job name", ex);
 		}
-		return UformException.invalid("directory", directory, "mesh job '" + job + "' cannot use " + jobDirectory
+		return RuntimeFailure.invalid("directory", directory, "mesh job '" + job + "' cannot use " + jobDirectory
 				+ " (" + ex + "); make " + directory + " writable by this user on every host (and mounted, where it is a "
 				+ "shared file system), or, where it is, look at the file system itself (full, or a stale NFS handle)", ex);
 	}
@@ -71,7 +71,7 @@ final class Failure extends Exception {
 	 * @param job the job
 	 * @return the exception the caller gets
 	 */
-	static UformException linkedJobDirectory(Path jobDirectory, String job) {
+	static RuntimeFailure linkedJobDirectory(Path jobDirectory, String job) {
 		String target;
 		try {
 			target = String.valueOf(Files.readSymbolicLink(jobDirectory));
@@ -79,7 +79,7 @@ final class Failure extends Exception {
 		catch (IOException | UnsupportedOperationException ex) {
 			target = "?";
 		}
-		return UformException.invalid("job", job, jobDirectory + " is a symbolic link (to " + target + "), and the mesh "
+		return RuntimeFailure.invalid("job", job, jobDirectory + " is a symbolic link (to " + target + "), and the mesh "
 				+ "makes, renames and removes the job directory as its own, which it will not do through a link. Remove "
 				+ "the link (it is not the mesh's), or, to keep the job's files elsewhere, set the mesh directory to "
 				+ "a directory there (the mesh directory may be a link, or lie under one)");

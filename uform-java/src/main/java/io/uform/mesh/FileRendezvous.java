@@ -13,8 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.uform.UformException;
-import io.uform.UformException.Status;
+import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
 import io.uform.host.ExitHooks;
 import io.uform.mesh.MemberRecord.MemberDevice;
 
@@ -123,7 +123,7 @@ public final class FileRendezvous {
 	 * @param directory the directory every host sees; it must exist
 	 * @param self this process's record, from {@link #announce}
 	 * @return the joined rendezvous, to {@link #leave()} later
-	 * @throws UformException {@link Status#TIMEOUT} naming the indices that never joined (or never got
+	 * @throws RuntimeFailure {@link Status#TIMEOUT} naming the indices that never joined (or never got
 	 *         ready); {@link Status#INVALID_ARGUMENT} for a disagreement, a second claim of an index,
 	 *         files left by an earlier run, a directory that cannot be written, or a job path that is a
 	 *         file or a symbolic link; another process's
@@ -138,7 +138,7 @@ public final class FileRendezvous {
 			return new FileRendezvous(directory, self, attempt.run());
 		}
 		catch (InterruptedException ex) {
-			UformException failure = Failure.interrupted(self, ex);
+			RuntimeFailure failure = Failure.interrupted(self, ex);
 			attempt.giveUp(failure, true);
 			Thread.currentThread().interrupt();
 			throw failure;

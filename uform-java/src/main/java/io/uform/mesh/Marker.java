@@ -3,7 +3,7 @@ package io.uform.mesh;
 import java.time.Instant;
 import java.util.Properties;
 
-import io.uform.UformException.Status;
+import io.uform.failure.RuntimeFailure.Status;
 
 /**
  * A {@code ready}, {@code left} or {@code abort} file: who wrote it and, for an abort, why.

@@ -135,5 +135,11 @@
  * be answered from an NFS client's attribute cache: a record replaced in that moment and missed is
  * as one replaced after it was read, whose writer's {@code ready} names another incarnation, so the
  * join waits for it in vain and times out; it never joins with the record that was replaced.
+ *
+ * <h2>Dependencies</h2>
+ * They run one way: {@code io.uform} uses this package, and this package names no type of
+ * {@code io.uform}. A failed join throws {@link io.uform.failure.RuntimeFailure}, which
+ * {@link io.uform.Mesh} turns into the {@code UformException} its callers get (same status, message,
+ * field, value and fix); an abort file carries the status by name, which the two types share.
  */
 package io.uform.mesh;

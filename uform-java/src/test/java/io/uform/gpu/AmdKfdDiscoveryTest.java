@@ -14,9 +14,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.uform.GpuDevice;
-import io.uform.GpuReadings;
-import io.uform.GpuVendor;
+import io.uform.gpu.DeviceFacts.Vendor;
 
 class AmdKfdDiscoveryTest {
 
@@ -26,7 +24,7 @@ class AmdKfdDiscoveryTest {
 		return new AmdKfdDiscovery(Fixtures.root(fixture), environment).scan();
 	}
 
-	private static List<GpuDevice> devices(GpuScan scan) {
+	private static List<DeviceFacts> devices(GpuScan scan) {
 		return scan.gpus().stream().map(FoundGpu::device).toList();
 	}
 
@@ -35,15 +33,15 @@ class AmdKfdDiscoveryTest {
 		GpuScan scan = scan("mi300x", Map.of());
 
 		assertThat(scan.problems()).isEmpty();
-		assertThat(devices(scan)).containsExactly(new GpuDevice(GpuVendor.AMD, 0, "amd-cdna3", 304, 192 * GIB,
+		assertThat(devices(scan)).containsExactly(new DeviceFacts(Vendor.AMD, 0, "amd-cdna3", 304, 192 * GIB,
 				"AMD Instinct MI300X OAM", "GPU-38D5B152DD64E3C4", "0000:0c:00.0"));
 	}
 
 	@Test
 	void readsMi300xLiveValuesAndLeavesTheMissingEdgeTemperatureEmpty() {
-		GpuReadings now = scan("mi300x", Map.of()).gpus().get(0).readings().get();
+		Readings now = scan("mi300x", Map.of()).gpus().get(0).readings().get();
 
-		assertThat(now).isEqualTo(new GpuReadings(299_892_736L, 192 * GIB, 3, 142.0, null));
+		assertThat(now).isEqualTo(new Readings(299_892_736L, 192 * GIB, 3, 142.0, null));
 	}
 
 	@Test
@@ -51,28 +49,28 @@ class AmdKfdDiscoveryTest {
 		GpuScan scan = scan("rx7900xtx", Map.of());
 
 		// No product_name on consumer boards: the name says the gfx target and KFD's name; unique_id 0 gives no UUID.
-		assertThat(devices(scan)).containsExactly(new GpuDevice(GpuVendor.AMD, 0, "amd-rdna3", 96, 24 * GIB,
+		assertThat(devices(scan)).containsExactly(new DeviceFacts(Vendor.AMD, 0, "amd-rdna3", 96, 24 * GIB,
 				"AMD gfx1100 (ip discovery)", null, "0000:03:00.0"));
-		assertThat(scan.gpus().get(0).readings().get()).isEqualTo(new GpuReadings(GIB, 24 * GIB, 17, 63.0, 45.0));
+		assertThat(scan.gpus().get(0).readings().get()).isEqualTo(new Readings(GIB, 24 * GIB, 17, 63.0, 45.0));
 	}
 
 	@Test
 	void takesNodesInNumericOrder() {
-		List<GpuDevice> devices = devices(scan("two-mi210", Map.of()));
+		List<DeviceFacts> devices = devices(scan("two-mi210", Map.of()));
 
 		// Node 2 before node 10, although "10" sorts before "2" as text.
-		assertThat(devices).extracting(GpuDevice::pciBusId).containsExactly("0000:63:00.0", "0000:83:00.0");
-		assertThat(devices).extracting(GpuDevice::vendorOrdinal).containsExactly(0, 1);
-		assertThat(devices).extracting(GpuDevice::uuid).containsExactly("GPU-A1B2C3D4E5F60718", null);
-		assertThat(devices).extracting(GpuDevice::gpuClass).containsOnly("amd-cdna2");
-		assertThat(devices).extracting(GpuDevice::computeUnits).containsOnly(104);
+		assertThat(devices).extracting(DeviceFacts::pciBusId).containsExactly("0000:63:00.0", "0000:83:00.0");
+		assertThat(devices).extracting(DeviceFacts::vendorOrdinal).containsExactly(0, 1);
+		assertThat(devices).extracting(DeviceFacts::uuid).containsExactly("GPU-A1B2C3D4E5F60718", null);
+		assertThat(devices).extracting(DeviceFacts::gpuClass).containsOnly("amd-cdna2");
+		assertThat(devices).extracting(DeviceFacts::computeUnits).containsOnly(104);
 	}
 
 	@Test
 	void readsOnlyTheDiscoveredTotalWhereTheRenderNodeIsMissing() {
 		// The second MI210 names render minor 136, which the fixture has no amdgpu directory for.
 		assertThat(scan("two-mi210", Map.of()).gpus().get(1).readings().get())
-			.isEqualTo(new GpuReadings(null, 64 * GIB, null, null, null));
+			.isEqualTo(new Readings(null, 64 * GIB, null, null, null));
 	}
 
 	@Test
@@ -105,8 +103,8 @@ class AmdKfdDiscoveryTest {
 				+ "location_id " + ((0x1d << 8) | 2) + "\ndomain 0\n");
 		Files.createDirectories(root.resolve("sys/bus/pci/devices/0000:1d:00.2"));
 		Files.createDirectories(root.resolve("sys/bus/pci/devices/0000:1d:00.0"));
-		List<GpuDevice> devices = devices(new AmdKfdDiscovery(root, Map.of()).scan());
-		assertThat(devices).extracting(GpuDevice::pciBusId).containsExactly("0000:0c:00.0", "0000:0c:00.0",
+		List<DeviceFacts> devices = devices(new AmdKfdDiscovery(root, Map.of()).scan());
+		assertThat(devices).extracting(DeviceFacts::pciBusId).containsExactly("0000:0c:00.0", "0000:0c:00.0",
 				"0000:1d:00.2");
 	}
 
@@ -119,7 +117,7 @@ class AmdKfdDiscoveryTest {
 		writeFile(node.resolve("mem_banks/1/properties"), "heap_type 1\nsize_in_bytes " + (64 * GIB) + "\n");
 		writeFile(node.resolve("mem_banks/2/properties"), "heap_type 2\nsize_in_bytes " + (128 * GIB) + "\n");
 		assertThat(devices(new AmdKfdDiscovery(root, Map.of()).scan())).singleElement()
-			.extracting(GpuDevice::memoryBytes).isEqualTo(192 * GIB);
+			.extracting(DeviceFacts::memoryBytes).isEqualTo(192 * GIB);
 	}
 
 	@Test
@@ -129,10 +127,10 @@ class AmdKfdDiscoveryTest {
 				"simd_count 152\nsimd_per_cu 4\ngfx_target_version 90402\ndrm_render_minor 128\n");
 		writeFile(root.resolve("sys/class/drm/renderD128/device/product_name"), " \n");
 		writeFile(node.resolve("name"), "aqua_vanjaram\n");
-		assertThat(devices(new AmdKfdDiscovery(root, Map.of()).scan())).singleElement().extracting(GpuDevice::name)
+		assertThat(devices(new AmdKfdDiscovery(root, Map.of()).scan())).singleElement().extracting(DeviceFacts::name)
 			.isEqualTo("AMD gfx942 (aqua_vanjaram)");
 		writeFile(node.resolve("name"), "\n");
-		assertThat(devices(new AmdKfdDiscovery(root, Map.of()).scan())).singleElement().extracting(GpuDevice::name)
+		assertThat(devices(new AmdKfdDiscovery(root, Map.of()).scan())).singleElement().extracting(DeviceFacts::name)
 			.isEqualTo("AMD gfx942");
 	}
 
@@ -174,24 +172,24 @@ class AmdKfdDiscoveryTest {
 
 	@Test
 	void rocrVisibleDevicesReordersAndKeepsRocmSmiOrdinals() {
-		List<GpuDevice> devices = devices(scan("two-mi210", Map.of("ROCR_VISIBLE_DEVICES", "1,0")));
+		List<DeviceFacts> devices = devices(scan("two-mi210", Map.of("ROCR_VISIBLE_DEVICES", "1,0")));
 
-		assertThat(devices).extracting(GpuDevice::vendorOrdinal).containsExactly(1, 0);
+		assertThat(devices).extracting(DeviceFacts::vendorOrdinal).containsExactly(1, 0);
 	}
 
 	@Test
 	void rocrVisibleDevicesTakesUuidPrefixes() {
-		List<GpuDevice> devices = devices(scan("two-mi210", Map.of("ROCR_VISIBLE_DEVICES", " gpu-a1b2c ")));
+		List<DeviceFacts> devices = devices(scan("two-mi210", Map.of("ROCR_VISIBLE_DEVICES", " gpu-a1b2c ")));
 
-		assertThat(devices).extracting(GpuDevice::vendorOrdinal).containsExactly(0);
+		assertThat(devices).extracting(DeviceFacts::vendorOrdinal).containsExactly(0);
 	}
 
 	@Test
 	void hipVisibleDevicesIndexesWhatRocrLeft() {
-		List<GpuDevice> devices = devices(
+		List<DeviceFacts> devices = devices(
 				scan("two-mi210", Map.of("ROCR_VISIBLE_DEVICES", "1,0", "HIP_VISIBLE_DEVICES", "1")));
 
-		assertThat(devices).extracting(GpuDevice::vendorOrdinal).containsExactly(0);
+		assertThat(devices).extracting(DeviceFacts::vendorOrdinal).containsExactly(0);
 	}
 
 	@Test

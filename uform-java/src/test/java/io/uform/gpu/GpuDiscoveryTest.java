@@ -10,9 +10,8 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.uform.GpuDevice;
-import io.uform.GpuVendor;
-import io.uform.UformException;
+import io.uform.failure.RuntimeFailure;
+import io.uform.gpu.DeviceFacts.Vendor;
 
 class GpuDiscoveryTest {
 
@@ -25,8 +24,8 @@ class GpuDiscoveryTest {
 
 		GpuDiscovery discovery = GpuDiscovery.discover(() -> Optional.of(driver), Fixtures.root("two-mi210"), Map.of());
 
-		assertThat(discovery.devices()).extracting(GpuDevice::vendor)
-			.containsExactly(GpuVendor.NVIDIA, GpuVendor.AMD, GpuVendor.AMD);
+		assertThat(discovery.devices()).extracting(DeviceFacts::vendor)
+			.containsExactly(Vendor.NVIDIA, Vendor.AMD, Vendor.AMD);
 		assertThat(discovery.problems()).isEmpty();
 		assertThat(discovery.readings(0).utilizationPercent()).isEqualTo(42);
 		assertThat(discovery.readings(2).memoryTotalBytes()).isEqualTo(64 * GIB);
@@ -40,7 +39,7 @@ class GpuDiscoveryTest {
 
 		GpuDiscovery discovery = GpuDiscovery.discover(() -> Optional.of(driver), Fixtures.root("mi300x"), Map.of());
 
-		assertThat(discovery.devices()).extracting(GpuDevice::gpuClass).containsExactly("amd-cdna3");
+		assertThat(discovery.devices()).extracting(DeviceFacts::gpuClass).containsExactly("amd-cdna3");
 		assertThat(discovery.problems()).singleElement().asString().contains("cuInit failed: CUDA_ERROR_UNKNOWN (999)");
 	}
 
@@ -61,8 +60,8 @@ class GpuDiscoveryTest {
 		GpuDiscovery discovery = GpuDiscovery.discover(() -> Optional.of(driver), root, Map.of());
 		driver.fail("nvmlDeviceGetMemoryInfo", NvidiaDiscovery.NVML_ERROR_GPU_IS_LOST, "NVML_ERROR_GPU_IS_LOST");
 
-		assertThatThrownBy(() -> discovery.readings(0)).isInstanceOfSatisfying(UformException.class, (ex) -> {
-			assertThat(ex.status()).isEqualTo(UformException.Status.NO_DEVICE);
+		assertThatThrownBy(() -> discovery.readings(0)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+			assertThat(ex.status()).isEqualTo(RuntimeFailure.Status.NO_DEVICE);
 			assertThat(ex.getMessage()).startsWith("GPU 0 (NVIDIA H200, GPU-")
 				.contains("is lost: nvmlDeviceGetMemoryInfo returned NVML_ERROR_GPU_IS_LOST")
 				.endsWith("Work on it fails until the machine is fixed and this process restarted");
@@ -78,7 +77,7 @@ class GpuDiscoveryTest {
 		assertThat(discovery.devices()).isEmpty();
 		assertThat(discovery.problems()).isEmpty();
 		assertThat(discovery.notes()).hasSize(2);
-		assertThatThrownBy(() -> discovery.readings(0)).isInstanceOfSatisfying(UformException.class,
-				(ex) -> assertThat(ex.status()).isEqualTo(UformException.Status.NO_DEVICE));
+		assertThatThrownBy(() -> discovery.readings(0)).isInstanceOfSatisfying(RuntimeFailure.class,
+				(ex) -> assertThat(ex.status()).isEqualTo(RuntimeFailure.Status.NO_DEVICE));
 	}
 }

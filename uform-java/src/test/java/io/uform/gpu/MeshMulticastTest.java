@@ -6,8 +6,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.uform.GpuDevice;
-import io.uform.GpuVendor;
+import io.uform.gpu.DeviceFacts.Vendor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class MeshMulticastTest {
 
-	private static final GpuDevice NVIDIA = new GpuDevice(GpuVendor.NVIDIA, 0, "nvidia-hopper", 132, 80L << 30, "H100",
+	private static final DeviceFacts NVIDIA = new DeviceFacts(Vendor.NVIDIA, 0, "nvidia-hopper", 132, 80L << 30, "H100",
 			"GPU-1", null);
 
 	@Test
@@ -55,8 +54,8 @@ class MeshMulticastTest {
 	void otherVendorsAreNeverAsked() {
 		FakeCudaDriver driver = new FakeCudaDriver();
 		NvlinkMulticast probe = new NvlinkMulticast(() -> Optional.of(driver));
-		GpuDevice simulated = new GpuDevice(GpuVendor.SIMULATED, 0, "simulated", 1, 1L << 20, "simulated", null, null);
-		GpuDevice amd = new GpuDevice(GpuVendor.AMD, 0, "amd-cdna3", 304, 192L << 30, "MI300X", null, null);
+		DeviceFacts simulated = new DeviceFacts(Vendor.SIMULATED, 0, "simulated", 1, 1L << 20, "simulated", null, null);
+		DeviceFacts amd = new DeviceFacts(Vendor.AMD, 0, "amd-cdna3", 304, 192L << 30, "MI300X", null, null);
 		assertThat(probe.supported(simulated, 0)).isFalse();
 		assertThat(probe.supported(amd, 0)).isFalse();
 		assertThat(driver.calls).isEmpty();

@@ -8,10 +8,8 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
-import io.uform.GpuDevice;
-import io.uform.GpuReadings;
-import io.uform.GpuVendor;
-import io.uform.UformException;
+import io.uform.failure.RuntimeFailure;
+import io.uform.gpu.DeviceFacts.Vendor;
 
 class NvidiaDiscoveryTest {
 
@@ -21,7 +19,7 @@ class NvidiaDiscoveryTest {
 		return new NvidiaDiscovery(() -> Optional.of(driver)).scan();
 	}
 
-	private static List<GpuDevice> devices(GpuScan scan) {
+	private static List<DeviceFacts> devices(GpuScan scan) {
 		return scan.gpus().stream().map(FoundGpu::device).toList();
 	}
 
@@ -35,8 +33,8 @@ class NvidiaDiscoveryTest {
 
 		assertThat(scan.problems()).isEmpty();
 		assertThat(devices(scan)).hasSize(2);
-		GpuDevice first = devices(scan).get(0);
-		assertThat(first.vendor()).isEqualTo(GpuVendor.NVIDIA);
+		DeviceFacts first = devices(scan).get(0);
+		assertThat(first.vendor()).isEqualTo(Vendor.NVIDIA);
 		assertThat(first.vendorOrdinal()).isZero();
 		assertThat(first.gpuClass()).isEqualTo("nvidia-hopper");
 		assertThat(first.computeUnits()).isEqualTo(132);
@@ -58,11 +56,11 @@ class NvidiaDiscoveryTest {
 		// in an order of its own, so the position in NVML's list is what vendorOrdinal must carry.
 		driver.visible(3, 1).nvmlOrder(2, 3, 0, 1);
 
-		List<GpuDevice> devices = devices(scan(driver));
+		List<DeviceFacts> devices = devices(scan(driver));
 
-		assertThat(devices).extracting(GpuDevice::pciBusId).containsExactly("0000:40:00.0", "0000:20:00.0");
-		assertThat(devices).extracting(GpuDevice::vendorOrdinal).containsExactly(1, 3);
-		assertThat(devices).extracting(GpuDevice::gpuClass).containsOnly("nvidia-ampere");
+		assertThat(devices).extracting(DeviceFacts::pciBusId).containsExactly("0000:40:00.0", "0000:20:00.0");
+		assertThat(devices).extracting(DeviceFacts::vendorOrdinal).containsExactly(1, 3);
+		assertThat(devices).extracting(DeviceFacts::gpuClass).containsOnly("nvidia-ampere");
 	}
 
 	@Test
@@ -72,7 +70,7 @@ class NvidiaDiscoveryTest {
 		gpu.cudaPciBusId = "0000:AF:00.0";
 		gpu.nvmlPciBusId = "00000000:af:00.0";
 
-		GpuDevice device = devices(scan(driver)).get(0);
+		DeviceFacts device = devices(scan(driver)).get(0);
 
 		assertThat(device.vendorOrdinal()).isZero();
 		assertThat(device.pciBusId()).isEqualTo("0000:af:00.0");
@@ -87,13 +85,13 @@ class NvidiaDiscoveryTest {
 
 		GpuScan scan = scan(driver);
 
-		GpuDevice device = devices(scan).get(0);
+		DeviceFacts device = devices(scan).get(0);
 		assertThat(device.uuid()).isEqualTo("GPU-a1a2a3a4-a5a6-a7a8-a9aa-abacadaeafb0");
 		assertThat(device.vendorOrdinal()).isEqualTo(-1);
 		assertThat(device.gpuClass()).isEqualTo("nvidia-ada");
 		assertThat(scan.problems()).singleElement().asString().contains("NVML_ERROR_LIBRARY_NOT_FOUND");
 		assertThat(scan.gpus().get(0).readings().get())
-			.isEqualTo(new GpuReadings(null, 22 * GIB, null, null, null));
+			.isEqualTo(new Readings(null, 22 * GIB, null, null, null));
 	}
 
 	@Test
@@ -104,7 +102,7 @@ class NvidiaDiscoveryTest {
 		gpu.celsius = null;
 
 		GpuScan scan = scan(driver);
-		GpuReadings now = scan.gpus().get(0).readings().get();
+		Readings now = scan.gpus().get(0).readings().get();
 
 		assertThat(devices(scan).get(0).gpuClass()).isEqualTo("nvidia-blackwell");
 		assertThat(now.memoryTotalBytes()).isEqualTo(180 * GIB);
@@ -134,7 +132,7 @@ class NvidiaDiscoveryTest {
 		GpuScan scan = scan(driver);
 		driver.fail("nvmlDeviceGetPowerUsage", 4, "NVML_ERROR_NO_PERMISSION");
 
-		GpuReadings now = scan.gpus().get(0).readings().get();
+		Readings now = scan.gpus().get(0).readings().get();
 
 		assertThat(now.powerWatts()).isNull();
 		assertThat(now.temperatureCelsius()).isEqualTo(37.0);
@@ -145,7 +143,7 @@ class NvidiaDiscoveryTest {
 		FakeCudaDriver driver = new FakeCudaDriver();
 		driver.gpu("NVIDIA H100 80GB HBM3", 9, 0, 132, 80 * GIB, 0x18);
 
-		GpuReadings now = scan(driver).gpus().get(0).readings().get();
+		Readings now = scan(driver).gpus().get(0).readings().get();
 
 		assertThat(now.powerWatts()).isEqualTo(350.5);
 		assertThat(now.temperatureCelsius()).isEqualTo(37.0);
@@ -156,7 +154,7 @@ class NvidiaDiscoveryTest {
 		FakeCudaDriver driver = new FakeCudaDriver();
 		driver.gpu("NVIDIA Future", 13, 0, 200, 288 * GIB, 0x07);
 
-		GpuDevice device = devices(scan(driver)).get(0);
+		DeviceFacts device = devices(scan(driver)).get(0);
 
 		assertThat(device.gpuClass()).isNull();
 		assertThat(device.computeUnits()).isEqualTo(200);
@@ -224,8 +222,8 @@ class NvidiaDiscoveryTest {
 		driver.gpu("NVIDIA H200", 9, 0, 132, 141 * GIB, 0x1b);
 		driver.fail("cuInit", 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH");
 
-		assertThatThrownBy(() -> scan(driver)).isInstanceOfSatisfying(UformException.class, (ex) -> {
-			assertThat(ex.status()).isEqualTo(UformException.Status.DEVICE_ERROR);
+		assertThatThrownBy(() -> scan(driver)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+			assertThat(ex.status()).isEqualTo(RuntimeFailure.Status.DEVICE_ERROR);
 			assertThat(ex.getMessage()).contains("cuInit", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "803", "nvidia-smi");
 		});
 	}
@@ -236,7 +234,7 @@ class NvidiaDiscoveryTest {
 		driver.gpu("NVIDIA H200", 9, 0, 132, 141 * GIB, 0x1b);
 		driver.fail("cuDeviceTotalMem_v2", 999, "CUDA_ERROR_UNKNOWN");
 
-		assertThatThrownBy(() -> scan(driver)).isInstanceOfSatisfying(UformException.class,
+		assertThatThrownBy(() -> scan(driver)).isInstanceOfSatisfying(RuntimeFailure.class,
 				(ex) -> assertThat(ex.getMessage()).contains("cuDeviceTotalMem_v2 failed: CUDA_ERROR_UNKNOWN (999)"));
 	}
 
@@ -247,7 +245,7 @@ class NvidiaDiscoveryTest {
 					"symbol missing from libcuda.so.1 (driver too old or damaged)");
 		});
 
-		assertThatThrownBy(discovery::scan).isInstanceOfSatisfying(UformException.class,
+		assertThatThrownBy(discovery::scan).isInstanceOfSatisfying(RuntimeFailure.class,
 				(ex) -> assertThat(ex.getMessage()).contains("symbol missing"));
 	}
 
@@ -271,11 +269,11 @@ class NvidiaDiscoveryTest {
 				0x55, 0x66, 0x77, (byte) 0x88 };
 		slice.nvmlMemory = new CudaDriver.NvmlMemory(80 * GIB, 20 * GIB);
 		GpuScan scan = scan(driver);
-		GpuDevice device = devices(scan).get(0);
+		DeviceFacts device = devices(scan).get(0);
 		assertThat(device.uuid()).isEqualTo("MIG-11223344-5566-7788-1122-334455667788").isNotEqualTo(parentUuid);
 		assertThat(device.memoryBytes()).isEqualTo(10 * GIB);
 		assertThat(device.vendorOrdinal()).as("nvidia-smi's index of the parent GPU").isZero();
-		GpuReadings now = scan.gpus().get(0).readings().get();
+		Readings now = scan.gpus().get(0).readings().get();
 		assertThat(now.memoryTotalBytes()).as("the slice's memory, not the GPU's").isEqualTo(10 * GIB);
 		assertThat(now.memoryUsedBytes()).as("the parent's use counts other tenants' slices").isNull();
 	}

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import io.uform.GpuDevice;
 
 /**
  * A CUDA machine for tests outside this package: H100s of a {@link FakeCudaDriver}, a
@@ -24,7 +23,7 @@ public final class RecordingCuda {
 
 	private final CudaRuntime runtime;
 
-	private final List<GpuDevice> devices;
+	private final List<DeviceFacts> devices;
 
 	/**
 	 * A machine with {@code count} H100s.
@@ -50,7 +49,7 @@ public final class RecordingCuda {
 	 * The devices, as discovery lists them.
 	 * @return NVIDIA devices
 	 */
-	public List<GpuDevice> devices() {
+	public List<DeviceFacts> devices() {
 		return this.devices;
 	}
 

@@ -10,9 +10,7 @@ import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.uform.GpuDevice;
-import io.uform.GpuReadings;
-import io.uform.GpuVendor;
+import io.uform.gpu.DeviceFacts.Vendor;
 
 class SimulatedDiscoveryTest {
 
@@ -29,8 +27,8 @@ class SimulatedDiscoveryTest {
 		GpuDiscovery discovery = GpuDiscovery.discover(() -> Optional.of(driver), Fixtures.root("two-mi210"), Map.of(),
 				() -> simulated);
 
-		assertThat(discovery.devices()).extracting(GpuDevice::vendor).containsExactly(GpuVendor.NVIDIA, GpuVendor.AMD,
-				GpuVendor.AMD, GpuVendor.SIMULATED, GpuVendor.SIMULATED);
+		assertThat(discovery.devices()).extracting(DeviceFacts::vendor).containsExactly(Vendor.NVIDIA, Vendor.AMD,
+				Vendor.AMD, Vendor.SIMULATED, Vendor.SIMULATED);
 		assertThat(discovery.devices().get(4).vendorOrdinal()).isEqualTo(1);
 		assertThat(discovery.problems()).isEmpty();
 		assertThat(discovery.notes())
@@ -45,7 +43,7 @@ class SimulatedDiscoveryTest {
 		try (DeviceContext device = simulated.open(0)) {
 			device.allocate(MIB);
 
-			assertThat(discovery.readings(0)).isEqualTo(new GpuReadings(MIB, 64 * MIB, null, null, null));
+			assertThat(discovery.readings(0)).isEqualTo(new Readings(MIB, 64 * MIB, null, null, null));
 		}
 		assertThat(discovery.readings(0).memoryUsedBytes()).isZero();
 	}

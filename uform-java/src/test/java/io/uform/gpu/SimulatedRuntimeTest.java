@@ -17,11 +17,9 @@ import org.junit.jupiter.api.Test;
 
 import com.sun.jna.Memory;
 
-import io.uform.GpuDevice;
-import io.uform.GpuReadings;
-import io.uform.GpuVendor;
-import io.uform.UformException;
-import io.uform.UformException.Status;
+import io.uform.failure.RuntimeFailure;
+import io.uform.failure.RuntimeFailure.Status;
+import io.uform.gpu.DeviceFacts.Vendor;
 
 class SimulatedRuntimeTest {
 
@@ -40,7 +38,7 @@ class SimulatedRuntimeTest {
 			""";
 
 	private static void assertFails(ThrowingCallable call, Status status, String... message) {
-		assertThatThrownBy(call).isInstanceOfSatisfying(UformException.class, (ex) -> {
+		assertThatThrownBy(call).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
 			assertThat(ex.status()).isEqualTo(status);
 			assertThat(ex.getMessage()).contains(message);
 		});
@@ -52,13 +50,13 @@ class SimulatedRuntimeTest {
 
 		assertThat(runtime.name()).isEqualTo("simulated");
 		assertThat(runtime.devices()).containsExactly(
-				new GpuDevice(GpuVendor.SIMULATED, 0, "simulated", 1, 64 * MIB, "Simulated GPU 0 (host memory)",
+				new DeviceFacts(Vendor.SIMULATED, 0, "simulated", 1, 64 * MIB, "Simulated GPU 0 (host memory)",
 						"GPU-SIMULATED-0", null),
-				new GpuDevice(GpuVendor.SIMULATED, 1, "simulated", 1, 64 * MIB, "Simulated GPU 1 (host memory)",
+				new DeviceFacts(Vendor.SIMULATED, 1, "simulated", 1, 64 * MIB, "Simulated GPU 1 (host memory)",
 						"GPU-SIMULATED-1", null));
-		assertThat(runtime.readings(1)).isEqualTo(new GpuReadings(0L, 64 * MIB, null, null, null));
-		assertThat(GpuVendor.ofCode(GpuVendor.SIMULATED.code())).isEqualTo(GpuVendor.SIMULATED);
-		assertThat(GpuVendor.SIMULATED.code()).isEqualTo(255);
+		assertThat(runtime.readings(1)).isEqualTo(new Readings(0L, 64 * MIB, null, null, null));
+		assertThat(io.uform.GpuVendor.ofCode(io.uform.GpuVendor.SIMULATED.code())).isEqualTo(io.uform.GpuVendor.SIMULATED);
+		assertThat(io.uform.GpuVendor.SIMULATED.code()).isEqualTo(255);
 	}
 
 	@Test
@@ -234,7 +232,7 @@ class SimulatedRuntimeTest {
 							try {
 								held.add(device.allocate(bytes));
 							}
-							catch (UformException ex) {
+							catch (RuntimeFailure ex) {
 								assertThat(ex.status()).isEqualTo(Status.OUT_OF_MEMORY);
 								refused.incrementAndGet();
 							}
