@@ -6,7 +6,9 @@
 #      @Configuration classes), waits for readiness (the passage index built), and checks that a text
 #      search (GET and POST) answers with hits, that /actuator/uform shows the RAM executor running and
 #      that /actuator/uform/devices answers;
-#   3. stops it with SIGTERM and checks that it exits.
+#   3. stops it with SIGTERM and checks that it exits;
+#   4. starts it again asking for a VRAM executor the AOT build left out (uform.vram.enabled=true, a
+#      simulated GPU), which must fail naming the property rather than run without one.
 # A native image is not built here: docs/aot.md says what is and is not verified.
 #
 # Usage: scripts/aot-check.sh   (needs a JDK 17+, python3 and curl; Maven comes through ./mvnw)
@@ -135,4 +137,20 @@ if kill -0 "$pid" 2>/dev/null; then
 fi
 wait "$pid" 2>/dev/null || true
 pid=""
+
+# What AOT decided is fixed: the build saw no GPU and uform.vram.enabled=auto, so it has no VRAM executor.
+# A start that asks for one (a simulated GPU, uform.vram.enabled=true) must fail naming the property,
+# not run without it.
+echo "== the same jar started with uform.vram.enabled=true and a GPU: it must refuse, naming the property"
+mismatch="$work/mismatch.log"
+set +e
+timeout 120 "$java_cmd" -Dspring.aot.enabled=true -Xmx512m -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED \
+	-jar "$repo/$jar" --server.port=0 --uform.vram.enabled=true --uform.devices.simulated=1 >"$mismatch" 2>&1
+status=$?
+set -e
+[[ "$status" != 0 && "$status" != 124 ]] || fail "a start whose uform.vram.enabled differs from the AOT build's did not fail (exit $status): $(tail -n 20 "$mismatch")"
+grep -q "Invalid value 'true' for configuration property 'uform.vram.enabled'" "$mismatch" \
+	&& grep -q 'built (process-aot) without a VRAM executor, but here uform.vram.enabled is true' "$mismatch" \
+	|| fail "the refused start did not say why: $(grep -v '^\s*at ' "$mismatch" | tail -n 20)"
+echo "aot check: refused: this application was built (process-aot) without a VRAM executor, but here uform.vram.enabled is true"
 echo "aot check: PASSED"

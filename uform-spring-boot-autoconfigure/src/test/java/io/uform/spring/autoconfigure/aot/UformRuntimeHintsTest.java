@@ -123,7 +123,8 @@ class UformRuntimeHintsTest {
 		for (String name : List.of("io.uform.spring.autoconfigure.UformFailureAnalyzer",
 				"io.uform.spring.autoconfigure.UformBindFailureAnalyzer",
 				"io.uform.spring.autoconfigure.UformSimulatedDevices",
-				"io.uform.spring.autoconfigure.UformUnknownProperties")) {
+				"io.uform.spring.autoconfigure.UformUnknownProperties",
+				"io.uform.spring.autoconfigure.UformAotDecisions")) {
 			assertThat(RuntimeHintsPredicates.reflection().onType(TypeReference.of(name))
 				.withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).as(name).accepts(hints);
 		}
