@@ -24,7 +24,7 @@ import org.springframework.aot.hint.TypeReference;
  * mapping): JNA lists the class's declared methods and registers them as JNI natives.</li>
  * </ul>
  * JNA's own needs (its {@code jnidispatch} library and the JNI calls that library makes into JNA)
- * are JNA's to declare, as GraalVM's reachability metadata does; the Actuator endpoint's replies are
+ * are JNA's to declare, whatever application uses it; the Actuator endpoint's replies are
  * registered by its own {@code @RegisterReflectionForBinding}, and the starter's
  * {@code spring.factories} entries and {@code @ConfigurationProperties} by Spring itself.
  */
