@@ -2,11 +2,13 @@ package io.uform.sample;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * A Spring Boot service that runs its numeric work on the uform RAM executor the starter provides.
  */
 @SpringBootApplication
+@ImportRuntimeHints(SampleRuntimeHints.class)
 public class SampleApplication {
 
 	/**

@@ -35,9 +35,11 @@ public final class MiniLm implements AutoCloseable {
 	/** Word pieces the model takes, {@code [CLS]} and {@code [SEP]} included (its card's max_seq_length). */
 	public static final int MAX_TOKENS = 256;
 
-	private static final String MODEL = "/all-minilm-l6-v2-q.onnx";
+	/** The model's ONNX file, a class-path resource of langchain4j's all-MiniLM-L6-v2 (quantized) jar. */
+	public static final String MODEL = "/all-minilm-l6-v2-q.onnx";
 
-	private static final String TOKENIZER = "/all-minilm-l6-v2-q-tokenizer.json";
+	/** The model's tokenizer, beside it in the same jar. */
+	public static final String TOKENIZER = "/all-minilm-l6-v2-q-tokenizer.json";
 
 	private final OrtEnvironment environment;
 

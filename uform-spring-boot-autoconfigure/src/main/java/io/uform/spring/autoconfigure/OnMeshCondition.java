@@ -20,7 +20,11 @@ class OnMeshCondition extends SpringBootCondition {
 
 	@Override
 	public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-		Environment environment = context.getEnvironment();
+		return outcome(context.getEnvironment());
+	}
+
+	/** The outcome in this environment (also what an AOT-processed application's start compares with). */
+	static ConditionOutcome outcome(Environment environment) {
 		Binder binder = Binder.get(environment);
 		if (binder.bind("uform.mesh.host-domain-count", String.class).isBound()) {
 			return ConditionOutcome.match("uform.mesh.host-domain-count is set");

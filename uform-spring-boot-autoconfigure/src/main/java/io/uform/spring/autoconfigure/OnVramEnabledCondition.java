@@ -5,6 +5,7 @@ import java.util.List;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 import io.uform.GpuDevice;
@@ -23,7 +24,12 @@ class OnVramEnabledCondition extends SpringBootCondition {
 
 	@Override
 	public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-		String enabled = context.getEnvironment().getProperty("uform.vram.enabled", "auto").trim();
+		return outcome(context.getEnvironment());
+	}
+
+	/** The outcome in this environment (also what an AOT-processed application's start compares with). */
+	static ConditionOutcome outcome(Environment environment) {
+		String enabled = environment.getProperty("uform.vram.enabled", "auto").trim();
 		if (enabled.equalsIgnoreCase("true")) {
 			return ConditionOutcome.match("uform.vram.enabled is true");
 		}

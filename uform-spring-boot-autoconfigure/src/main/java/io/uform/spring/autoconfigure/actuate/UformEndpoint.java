@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 import com.fasterxml.jackson.annotation.JsonValue;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -115,6 +116,9 @@ public class UformEndpoint {
 	 *         bean exists
 	 */
 	@ReadOperation
+	// Declared as Object, so Boot's hints for read operations (their declared return types) miss what it
+	// returns: Jackson serialises these reflectively, in a native image too.
+	@RegisterReflectionForBinding({ DevicesDescriptor.class, CapabilitiesDescriptor.class, MeshDescriptor.class })
 	public @Nullable Object part(@Selector String part) {
 		return switch (part) {
 			case DEVICES -> new DevicesDescriptor(devices(this.devices.get()));
