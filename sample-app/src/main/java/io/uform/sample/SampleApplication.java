@@ -16,6 +16,9 @@ public class SampleApplication {
 	 * @param args command-line arguments, passed to Spring Boot
 	 */
 	public static void main(String[] args) {
-		SpringApplication.run(SampleApplication.class, args);
+		CloseOnSignal onSignal = new CloseOnSignal(System::exit).install();
+		SpringApplication application = new SpringApplication(SampleApplication.class);
+		application.addInitializers(onSignal::closing);
+		application.run(args);
 	}
 }
