@@ -8,14 +8,19 @@ import io.uform.Mood;
 
 /**
  * One worker thread of a {@link HostPool}: waits for a generation, runs its share, reports done. Its
- * fields are part of the pool's shared state; the pool's class comment says who writes each and why
- * that is safe.
+ * fields are part of the pool's shared state: {@code parked} is in {@link HostPool}'s table,
+ * {@code picked} and {@code lateIn} in {@link ForkWait}'s, which say who writes each and why that is
+ * safe.
  */
 final class HostWorker extends Thread {
 
 	final HostPool pool;
 
 	final int index;
+
+	private final ForkDescriptor fork;
+
+	private final ForkWait wait;
 
 	private final IntConsumer start;
 
@@ -35,6 +40,8 @@ final class HostWorker extends Thread {
 		super(null, null, "uform-" + pool.name + "-worker-" + index, 0, false);
 		this.pool = pool;
 		this.index = index;
+		this.fork = pool.fork;
+		this.wait = pool.wait;
 		this.start = start;
 		this.started = started;
 		setDaemon(true);
@@ -64,19 +71,19 @@ final class HostWorker extends Thread {
 			long before = claim.getVolatile();
 			if (before >= next || !claim.compareAndSet(before, next)) {
 				// The caller found this worker missing and ran its share itself.
-				owner.afterLate();
+				this.wait.afterLate();
 				continue;
 			}
 			// An interrupt left by the previous task is not this task's (see the pool's class comment).
 			Thread.interrupted();
 			try {
-				owner.runShare(this.index);
+				this.fork.runShare(this.index);
 			}
 			finally {
-				owner.shareDone();
+				this.wait.shareDone();
 			}
 			if (this.lateIn.getVolatile() == next) {
-				owner.afterLate();
+				this.wait.afterLate();
 			}
 		}
 	}
@@ -102,15 +109,15 @@ final class HostWorker extends Thread {
 				spinUntil = 0;
 				continue;
 			}
-			if (++spins % HostPool.SPINS_PER_CLOCK_READ != 0) {
+			if (++spins % ForkWait.SPINS_PER_CLOCK_READ != 0) {
 				Thread.onSpinWait();
 				continue;
 			}
 			long now = System.nanoTime();
 			if (spinUntil == 0) {
 				// The first clock read starts the budget: ~64 spins late, which is noise.
-				spinUntil = now + HostPool.SPIN_NANOS;
-				pureUntil = now + owner.pureSpinNanos;
+				spinUntil = now + ForkWait.SPIN_NANOS;
+				pureUntil = now + this.wait.pureSpinNanos;
 			}
 			if (now - pureUntil < 0) {
 				continue;
