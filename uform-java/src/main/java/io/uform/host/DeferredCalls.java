@@ -4,12 +4,9 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -28,9 +25,10 @@ import io.uform.UformException.Status;
  *
  * <h2>Invariants</h2>
  * <ul>
- * <li>{@code slots} (fair {@link Semaphore}, {@code limit} permits): a submitter takes one before
- * it enqueues; the runner gives it back when the call has finished (or was skipped). So queued +
- * running never exceeds {@code limit}, and waiting submitters are admitted in arrival order.</li>
+ * <li>{@code slots} ({@link DeferredSlots}, the admission gate; its own table says how): a submitter
+ * takes a slot before it enqueues; the runner gives it back when the call has finished (or was
+ * skipped). So queued + running never exceeds {@code limit}, and waiting submitters are admitted in
+ * arrival order.</li>
  * <li>{@code lock} guards {@code queue}, {@code submitted}, {@code finished}, {@code running} and
  * every write of {@code closed} and {@code freed}. The check for {@code closed} and the enqueue happen
  * under it; {@code refuseNew} sets {@code closed} under it, and {@code shutdown} sets both and enqueues
@@ -73,18 +71,7 @@ public final class DeferredCalls {
 		DeferredCompletions.isCompletingFor(STOP);
 	}
 
-	/**
-	 * Executors with a live runner, so that calls still queued at JVM exit get their futures completed;
-	 * less those whose owner frees them at exit itself ({@link #leaveExitToOwner()}).
-	 */
-	private static final Set<DeferredCalls> LIVE = ConcurrentHashMap.newKeySet();
-
-	/** How long the exit hook waits, in all, for the continuations of the calls it dropped. */
-	static final long EXIT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
-
 	private final String name;
-
-	private final int limit;
 
 	private final BooleanSupplier cannotWait;
 
@@ -92,7 +79,7 @@ public final class DeferredCalls {
 
 	final Runnable beforeEachCall;
 
-	private final Semaphore slots;
+	private final DeferredSlots slots;
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -165,21 +152,19 @@ public final class DeferredCalls {
 			Consumer<Thread> threadStart, Runnable beforeTake) {
 		this.name = name;
 		this.beforeTake = beforeTake;
-		this.limit = limit;
 		this.cannotWait = cannotWait;
 		this.onStop = onStop;
 		this.beforeEachCall = beforeEachCall;
-		this.slots = new Semaphore(limit, true);
+		this.slots = new DeferredSlots(name, limit);
 		// Not inheriting the creator's InheritableThreadLocals (as HostPool's workers do not).
 		this.runner = new Thread(null, this::runCalls, "uform-" + name + "-deferred", 0, false);
 		this.runner.setDaemon(true);
-		ExitHooks.once("uform-jvm-exit", DeferredCalls::abandonAllAtExit);
-		LIVE.add(this);
+		DeferredExit.join(this);
 		try {
 			threadStart.accept(this.runner);
 		}
 		catch (Throwable ex) {
-			LIVE.remove(this);
+			DeferredExit.leave(this);
 			if (ex instanceof OutOfMemoryError) {
 				throw new UformException(Status.OUT_OF_MEMORY, "Executor '" + name + "' could not start its deferred-call "
 						+ "thread (" + ex.getMessage() + "); raise the process's thread limit (ulimit -u, a container's pids "
@@ -195,7 +180,7 @@ public final class DeferredCalls {
 	 * calls dropped under it. Calling it again does nothing more.
 	 */
 	public void leaveExitToOwner() {
-		LIVE.remove(this);
+		DeferredExit.leave(this);
 	}
 
 	/**
@@ -219,7 +204,7 @@ public final class DeferredCalls {
 		}
 		boolean onRunner = Thread.currentThread() == this.runner;
 		boolean inTask = !onRunner && this.cannotWait.getAsBoolean();
-		acquireSlot((onRunner || inTask) ? Duration.ZERO : maxWait, onRunner, inTask);
+		this.slots.acquire((onRunner || inTask) ? Duration.ZERO : maxWait, onRunner, inTask, this.counts);
 		long accepted = System.nanoTime();
 		CompletableFuture<T> future;
 		DeferredCall<T> queued;
@@ -259,79 +244,6 @@ public final class DeferredCalls {
 		return future;
 	}
 
-	private void acquireSlot(Duration maxWait, boolean onRunner, boolean inTask) {
-		boolean acquired;
-		try {
-			// A free slot is taken without waiting, whatever the interrupt flag says: INTERRUPTED is for a
-			// thread interrupted while it waits, and one that need not wait has nothing to be interrupted in.
-			acquired = tryAcquireNow();
-			if (!acquired && maxWait == null) {
-				this.slots.acquire();
-				acquired = true;
-			}
-			else if (!acquired && !maxWait.isZero()) {
-				acquired = this.slots.tryAcquire(saturatedNanos(maxWait), TimeUnit.NANOSECONDS);
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			this.counts.reject();
-			throw new UformException(Status.INTERRUPTED, "Executor '" + this.name + "': the thread was interrupted while "
-					+ "it waited for a deferred-call slot, so the call was not submitted; its interrupt flag is still set", ex);
-		}
-		if (!acquired) {
-			this.counts.reject();
-			String why;
-			if (onRunner) {
-				why = "a deferred call deferred another while all " + this.limit + " slots were taken; it cannot wait, "
-						+ "since the slots free only as calls (itself included) finish. Raise deferredLimit or run the inner "
-						+ "work directly";
-			}
-			else if (inTask) {
-				why = "it came from inside one of its own tasks while all " + this.limit + " slots were taken; a task "
-						+ "cannot wait for a slot, since the call holding one may be waiting for this very fork. Raise "
-						+ "deferredLimit, or defer after the fork returns";
-			}
-			else {
-				why = "all " + this.limit + " deferred-call slots stayed taken for " + maxWait
-						+ "; raise deferredLimit, wait longer, or call drain() first";
-			}
-			throw new UformException(Status.TIMEOUT, "Executor '" + this.name + "' rejected a deferred call: " + why);
-		}
-	}
-
-	/**
-	 * Takes a slot if one is free now, in arrival order (the timed form; the untimed one barges past
-	 * waiting threads), with the interrupt flag set aside, since the timed form throws for a thread
-	 * whose flag is set even when a slot is free. The flag is as it was afterwards.
-	 */
-	private boolean tryAcquireNow() {
-		boolean interrupted = Thread.interrupted();
-		try {
-			return this.slots.tryAcquire(0, TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			// Cannot happen with the flag cleared; a zero wait has nothing to be interrupted in.
-			interrupted = true;
-			return false;
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/** A wait in nanoseconds, at least zero, and no overflow for a wait of centuries. */
-	private static long saturatedNanos(Duration wait) {
-		try {
-			return Math.max(0, wait.toNanos());
-		}
-		catch (ArithmeticException ex) {
-			return (wait.isNegative()) ? 0 : Long.MAX_VALUE;
-		}
-	}
-
 	private void runCalls() {
 		DeferredCompletions.runnerStarted();
 		try {
@@ -362,7 +274,7 @@ public final class DeferredCalls {
 			}
 		}
 		finally {
-			LIVE.remove(this);
+			DeferredExit.leave(this);
 			try {
 				this.onStop.run();
 			}
@@ -571,12 +483,8 @@ public final class DeferredCalls {
 			this.lock.unlock();
 		}
 		if (first) {
-			// Wakes every thread waiting for a slot: each takes a permit, finds the calls closed, gives the
-			// permit back and throws FREED. Without this one waits until a call finishes, for ever behind a
-			// call that never does. The permits no longer count calls from here on (see inFlight()). As
-			// many as can be: the calls still in flight give theirs back later, and the total never
-			// exceeds the limit plus this.
-			this.slots.release(Integer.MAX_VALUE - this.limit);
+			// Waiting submitters get a permit each, find the calls closed and throw FREED.
+			this.slots.openForRefusal();
 		}
 	}
 
@@ -763,7 +671,7 @@ public final class DeferredCalls {
 	 * @return the limit
 	 */
 	public int limit() {
-		return this.limit;
+		return this.slots.limit();
 	}
 
 	/**
@@ -773,9 +681,9 @@ public final class DeferredCalls {
 	public int inFlight() {
 		// The permits first: the flood comes after closed is set, so permits read before a false closed
 		// were never flooded.
-		int available = this.slots.availablePermits();
+		int available = this.slots.available();
 		if (!this.closed) {
-			return this.limit - available;
+			return this.slots.limit() - available;
 		}
 		// Once closed the permits were flooded (see close()): count what is left instead.
 		this.lock.lock();
@@ -804,27 +712,6 @@ public final class DeferredCalls {
 		}
 		finally {
 			this.lock.unlock();
-		}
-	}
-
-	/**
-	 * At JVM exit (an {@link ExitHooks} hook), completes the futures of calls still queued. Executor
-	 * threads are daemons, so that a forgotten executor never keeps a JVM alive; without this the
-	 * futures of calls queued at exit would never complete, and whoever waits on them (a request thread, a
-	 * continuation that logs) would never hear. The continuations get up to {@link #EXIT_GRACE_NANOS}
-	 * in all to run, on completion threads; the running call is not waited for, nor a continuation past
-	 * that time (one that frees or drains the executor would wait for the running call): exit must not
-	 * hang on user code.
-	 */
-	private static void abandonAllAtExit() {
-		List<DroppedCalls> dropped = new ArrayList<>();
-		for (DeferredCalls calls : LIVE) {
-			calls.shutdown();
-			dropped.add(calls.abandonQueued("the JVM is exiting"));
-		}
-		long deadline = System.nanoTime() + EXIT_GRACE_NANOS;
-		for (DroppedCalls some : dropped) {
-			some.awaitContinued(deadline);
 		}
 	}
 }
