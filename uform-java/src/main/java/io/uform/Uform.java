@@ -29,9 +29,10 @@ public final class Uform {
 			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.host.HostPlacement",
 			"io.uform.host.ThreadPinner", "io.uform.host.InheritedAffinityPinner",
 			"io.uform.host.InheritedAffinityPinner$OneNode", "io.uform.host.HostPool", "io.uform.host.HostWorker",
+			"io.uform.host.ForkDescriptor", "io.uform.host.ForkWait",
 			"io.uform.host.PaddedLong", "io.uform.host.CpuEscape", "io.uform.host.ForkFailure", "io.uform.host.DeferredCalls",
 			"io.uform.host.DeferredCall", "io.uform.host.DeferredCalls$Outcome", "io.uform.host.DroppedCalls",
-			"io.uform.host.DeferredCounts",
+			"io.uform.host.DeferredCounts", "io.uform.host.DeferredSlots", "io.uform.host.DeferredExit",
 			"io.uform.host.DeferredCompletions", "io.uform.host.ExitHooks", "io.uform.gpu.EveryStep" };
 
 	private Uform() {
