@@ -146,7 +146,7 @@ public final class Executor implements AutoCloseable {
 	/** {@link #forRam(ExecutorForRamConfig)}, starting threads through a hook that tests make fail. */
 	static Executor forRam(ExecutorForRamConfig config, Consumer<Thread> threadStart) {
 		UformException.requireArgument(config, "config", "pass ExecutorForRamConfig.defaults() to derive every field");
-		HostPlacement placement = HostPlacement.resolve(config, NumaTopology.system(), CpuClasses.system(),
+		HostPlacement placement = config.place(NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
 		return new Executor(Kind.RAM, placement, ThreadPinner.forWorkers(), threadStart, null);
 	}
@@ -192,7 +192,7 @@ public final class Executor implements AutoCloseable {
 			BiFunction<GpuDevice, Integer, GpuRuntime> runtimes) {
 		UformException.requireArgument(config, "config", "pass ExecutorForVramConfig.defaults() to derive every field");
 		VramPlan plan = VramPlan.of(config, devices, Path.of("/"), runtimes);
-		HostPlacement placement = HostPlacement.resolve(plan.hostConfig, NumaTopology.system(), CpuClasses.system(),
+		HostPlacement placement = plan.hostConfig.place(NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
 		return new Executor(Kind.VRAM, placement, ThreadPinner.forWorkers(), Thread::start, plan);
 	}
@@ -256,7 +256,7 @@ public final class Executor implements AutoCloseable {
 	 */
 	public void forThreads(ThreadTask task) {
 		requireTask(task);
-		pool().forThreads(task);
+		pool().forThreads(task::run);
 	}
 
 	/**
@@ -267,7 +267,7 @@ public final class Executor implements AutoCloseable {
 	public void forN(int n, ProngTask task) {
 		checkCount(n);
 		requireTask(task);
-		pool().forN(n, task);
+		pool().forN(n, task::run);
 	}
 
 	/**
@@ -288,7 +288,7 @@ public final class Executor implements AutoCloseable {
 	public void forNDynamic(int n, ProngTask task) {
 		checkCount(n);
 		requireTask(task);
-		pool().forNDynamic(n, task);
+		pool().forNDynamic(n, task::run);
 	}
 
 	/**
@@ -310,7 +310,7 @@ public final class Executor implements AutoCloseable {
 	public void forSlices(int n, SliceTask task) {
 		checkCount(n);
 		requireTask(task);
-		pool().forSlices(n, task);
+		pool().forSlices(n, task::run);
 	}
 
 	/**
@@ -470,7 +470,7 @@ public final class Executor implements AutoCloseable {
 			else if (!this.lanes.isEmpty() && !StreamMarks.awaitAll(this.lanes, deadline)) {
 				return false;
 			}
-			this.resources.pool.setMood(mood);
+			this.resources.pool.setGrinding(mood == Mood.GRINDING);
 			return true;
 		}
 		catch (InterruptedException ex) {
@@ -640,7 +640,7 @@ public final class Executor implements AutoCloseable {
 					figures.reservedBytes(), figures.inUseBytes(), figures.highWaterBytes(),
 					(figures.limitBytes() == Long.MAX_VALUE) ? null : figures.limitBytes()));
 		}
-		return new ExecutorStatistics(name(), this.kind, state, pool.mood(), threads(), domains,
+		return new ExecutorStatistics(name(), this.kind, state, pool.isGrinding() ? Mood.GRINDING : Mood.PARKED, threads(), domains,
 				this.placement.cpuClass(), (pinned == null) ? "pinned" : "not pinned: " + pinned, pool.forks(),
 				deferred.inFlight(), deferred.limit(), counts.completed(), counts.failed(), counts.cancelled(),
 				counts.rejected(), deferred.running(), counts.waitCount(), counts.waitNanos(), counts.runCount(),

@@ -97,7 +97,8 @@ final class ExecutorResources implements Runnable {
 		};
 		HostPool workers;
 		try {
-			workers = new HostPool(name, placement.threads(), placement.colocationOfThread(), startWorker, threadStart);
+			workers = new HostPool(name, placement.threads(), placement.colocationOfThread(), startWorker, threadStart,
+					HostFailures.INSTANCE);
 		}
 		catch (RuntimeException | Error ex) {
 			releaseDevices();
@@ -109,7 +110,7 @@ final class ExecutorResources implements Runnable {
 			// needs a thread of its own to wait (the Cleaner's action below does not wait at all).
 			Runnable beforeEachCall = (opened.isEmpty()) ? null : opened.get(0)::makeCurrent;
 			this.deferred = new DeferredCalls(name, placement.deferredLimit(), workers::isInsideTask, this::onRunnerStop,
-					beforeEachCall, threadStart);
+					beforeEachCall, threadStart, HostFailures.INSTANCE);
 		}
 		catch (Throwable ex) {
 			// Started workers would otherwise wait forever for a fork nobody can send.

@@ -14,8 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
-import io.uform.UformException;
-import io.uform.UformException.Status;
+import io.uform.host.HostErrors.Why;
 
 /**
  * The deferred calls of one executor: asynchronous calls run one after another, in submission
@@ -73,6 +72,8 @@ public final class DeferredCalls {
 
 	private final String name;
 
+	private final HostErrors errors;
+
 	private final BooleanSupplier cannotWait;
 
 	private final Runnable onStop;
@@ -123,10 +124,11 @@ public final class DeferredCalls {
 	 *        the executor)
 	 * @param onStop run on the runner when it stops, after the last call (the executor stops its
 	 *        workers there, so that a free never has to wait for it)
-	 * @throws UformException {@link Status#OUT_OF_MEMORY} when the runner thread cannot start
+	 * @param errors makes the exceptions it throws and the failures of calls it drops
+	 * @throws RuntimeException {@link Why#OUT_OF_MEMORY} when the runner thread cannot start
 	 */
-	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop) {
-		this(name, limit, cannotWait, onStop, null, Thread::start);
+	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, HostErrors errors) {
+		this(name, limit, cannotWait, onStop, null, Thread::start, errors);
 	}
 
 	/**
@@ -138,24 +140,27 @@ public final class DeferredCalls {
 	 * @param beforeEachCall run on the runner before each call, as part of it (a VRAM executor makes
 	 *        its device's context current there), or {@code null}; what it throws fails that call
 	 * @param threadStart starts one thread ({@link Thread#start()} outside tests)
+	 * @param errors makes the exceptions it throws and the failures of calls it drops
 	 */
 	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, Runnable beforeEachCall,
-			Consumer<Thread> threadStart) {
-		this(name, limit, cannotWait, onStop, beforeEachCall, threadStart, null);
+			Consumer<Thread> threadStart, HostErrors errors) {
+		this(name, limit, cannotWait, onStop, beforeEachCall, threadStart, null, errors);
 	}
 
 	/**
 	 * As the public constructor, with a hook run on the runner before each take of the next call.
 	 * @param beforeTake run under the lock before each take, or {@code null}
+	 * @param errors makes the exceptions it throws and the failures of calls it drops
 	 */
 	DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, Runnable beforeEachCall,
-			Consumer<Thread> threadStart, Runnable beforeTake) {
+			Consumer<Thread> threadStart, Runnable beforeTake, HostErrors errors) {
 		this.name = name;
+		this.errors = errors;
 		this.beforeTake = beforeTake;
 		this.cannotWait = cannotWait;
 		this.onStop = onStop;
 		this.beforeEachCall = beforeEachCall;
-		this.slots = new DeferredSlots(name, limit);
+		this.slots = new DeferredSlots(name, limit, errors);
 		// Not inheriting the creator's InheritableThreadLocals (as HostPool's workers do not).
 		this.runner = new Thread(null, this::runCalls, "uform-" + name + "-deferred", 0, false);
 		this.runner.setDaemon(true);
@@ -166,7 +171,7 @@ public final class DeferredCalls {
 		catch (Throwable ex) {
 			DeferredExit.leave(this);
 			if (ex instanceof OutOfMemoryError) {
-				throw new UformException(Status.OUT_OF_MEMORY, "Executor '" + name + "' could not start its deferred-call "
+				throw errors.error(Why.OUT_OF_MEMORY, "Executor '" + name + "' could not start its deferred-call "
 						+ "thread (" + ex.getMessage() + "); raise the process's thread limit (ulimit -u, a container's pids "
 						+ "limit) or free executors you no longer use", ex);
 			}
@@ -190,13 +195,13 @@ public final class DeferredCalls {
 	 * @param maxWait how long to wait for a slot; {@code null} waits as long as it takes,
 	 *        {@link Duration#ZERO} not at all
 	 * @return a future completed with the call's result or failure
-	 * @throws UformException {@link Status#FREED} after {@link #refuseNew} or {@link #shutdown}; {@link Status#TIMEOUT} when
+	 * @throws RuntimeException {@link Why#FREED} after {@link #refuseNew} or {@link #shutdown}; {@link Why#TIMEOUT} when
 	 *         no slot freed in time, or none was free for a thread that cannot wait;
-	 *         {@link Status#INTERRUPTED} when interrupted while waiting (the flag stays set)
+	 *         {@link Why#INTERRUPTED} when interrupted while waiting (the flag stays set)
 	 */
 	public <T> CompletableFuture<T> submit(Callable<T> call, Duration maxWait) {
 		if (call == null) {
-			throw UformException.invalid("deferred call", null, "pass a Callable or Runnable to defer()");
+			throw this.errors.invalid("deferred call", null, "pass a Callable or Runnable to defer()");
 		}
 		if (this.closed) {
 			this.counts.reject();
@@ -400,7 +405,7 @@ public final class DeferredCalls {
 	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
 	 * @return {@code true} when they all finished by the deadline
 	 * @throws InterruptedException if interrupted while waiting
-	 * @throws UformException {@link Status#INVALID_ARGUMENT} when called from a deferred call
+	 * @throws RuntimeException {@link Why#INVALID_ARGUMENT} when called from a deferred call
 	 *         (it would wait for itself)
 	 */
 	public boolean awaitSubmitted(long deadline) throws InterruptedException {
@@ -494,12 +499,12 @@ public final class DeferredCalls {
 	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
 	 * @return {@code true} when the runner has exited
 	 * @throws InterruptedException if interrupted while waiting
-	 * @throws UformException {@link Status#INVALID_ARGUMENT} when called from a deferred call
+	 * @throws RuntimeException {@link Why#INVALID_ARGUMENT} when called from a deferred call
 	 */
 	public boolean awaitTermination(long deadline) throws InterruptedException {
 		if (Thread.currentThread() == this.runner) {
-			throw new UformException(Status.INVALID_ARGUMENT, "free() was called from inside a deferred call of '"
-					+ this.name + "', which would wait for itself; free the executor from outside it");
+			throw this.errors.error(Why.INVALID_ARGUMENT, "free() was called from inside a deferred call of '"
+					+ this.name + "', which would wait for itself; free the executor from outside it", null);
 		}
 		if (deadline == Long.MAX_VALUE) {
 			this.runner.join();
@@ -515,7 +520,7 @@ public final class DeferredCalls {
 
 	/**
 	 * Gives up on the calls still queued: each is taken off the queue, never runs, and its future
-	 * completes exceptionally with {@link Status#FREED} (counted as cancelled) on a completion thread,
+	 * completes exceptionally with {@link Why#FREED} (counted as cancelled) on a completion thread,
 	 * never on this one: a continuation may block, or free the executor, and whoever gives up (a
 	 * bounded free, the JVM's exit) must not wait on it. The running call, if any, is left to finish.
 	 * Only after {@link #shutdown}.
@@ -539,8 +544,8 @@ public final class DeferredCalls {
 		List<CompletableFuture<?>> futures = new ArrayList<>(dropped.size());
 		CountDownLatch continued = new CountDownLatch(dropped.size());
 		for (DeferredCall<?> call : dropped) {
-			UformException error = new UformException(Status.FREED, "Executor '" + this.name + "' dropped deferred call #"
-					+ call.sequence + " before it started: " + why);
+			RuntimeException error = this.errors.error(Why.FREED, "Executor '" + this.name + "' dropped deferred call #"
+					+ call.sequence + " before it started: " + why, null);
 			settle(call, Outcome.CANCELLED);
 			// Counted finished before its future completes, unlike a call that ran: a dropped call has no
 			// result anyone drains for, and a continuation of it that drains this executor would otherwise
@@ -609,23 +614,23 @@ public final class DeferredCalls {
 	 * @param what the call refused, like {@code free()}
 	 * @return the exception to throw
 	 */
-	public UformException waitsForItself(String what) {
-		return new UformException(Status.INVALID_ARGUMENT, what + " was called from a continuation of a deferred call "
+	public RuntimeException waitsForItself(String what) {
+		return this.errors.error(Why.INVALID_ARGUMENT, what + " was called from a continuation of a deferred call "
 				+ "of '" + this.name + "' that runs as the call completes, and the call counts as finished only once its "
 				+ "continuations return: it would wait for itself. Attach the continuation with an ...Async method "
-				+ "(thenRunAsync, whenCompleteAsync), or call " + what + " from outside");
+				+ "(thenRunAsync, whenCompleteAsync), or call " + what + " from outside", null);
 	}
 
 	/**
 	 * Refuses a wait for the submitted calls from a thread those calls may be waiting for: the runner,
 	 * or a continuation that runs as a call completes.
 	 * @param what the method that would wait, as the refusal names it: {@code drain()}
-	 * @throws UformException {@link Status#INVALID_ARGUMENT} on such a thread
+	 * @throws RuntimeException {@link Why#INVALID_ARGUMENT} on such a thread
 	 */
 	public void requireMayWait(String what) {
 		if (Thread.currentThread() == this.runner) {
-			throw new UformException(Status.INVALID_ARGUMENT, what + " was called from inside a deferred call of '"
-					+ this.name + "', which would wait for itself; call " + what + " from outside the executor");
+			throw this.errors.error(Why.INVALID_ARGUMENT, what + " was called from inside a deferred call of '"
+					+ this.name + "', which would wait for itself; call " + what + " from outside the executor", null);
 		}
 		if (isCompletingHere()) {
 			throw waitsForItself(what);
@@ -648,14 +653,14 @@ public final class DeferredCalls {
 		return !this.runner.isAlive();
 	}
 
-	private UformException closedError() {
+	private RuntimeException closedError() {
 		if (this.freed) {
-			return new UformException(Status.FREED,
-					"Executor '" + this.name + "' was freed; deferred calls can no longer be submitted to it");
+			return this.errors.error(Why.FREED,
+					"Executor '" + this.name + "' was freed; deferred calls can no longer be submitted to it", null);
 		}
-		return new UformException(Status.FREED, "Executor '" + this.name + "' refuses new deferred calls: it is being "
+		return this.errors.error(Why.FREED, "Executor '" + this.name + "' refuses new deferred calls: it is being "
 				+ "freed (refuseDeferred() was called; a Spring application context calls it when it closes). Forks "
-				+ "still run until the executor is freed: run the work as a fork, or defer it before the close");
+				+ "still run until the executor is freed: run the work as a fork, or defer it before the close", null);
 	}
 
 	/**

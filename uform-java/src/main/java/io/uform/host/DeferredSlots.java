@@ -4,8 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
-import io.uform.UformException;
-import io.uform.UformException.Status;
+import io.uform.host.HostErrors.Why;
 
 /**
  * The admission gate of one executor's {@link DeferredCalls}: at most {@code limit} calls in flight
@@ -34,8 +33,11 @@ final class DeferredSlots {
 
 	private final Semaphore slots;
 
-	DeferredSlots(String name, int limit) {
+	private final HostErrors errors;
+
+	DeferredSlots(String name, int limit, HostErrors errors) {
 		this.name = name;
+		this.errors = errors;
 		this.limit = limit;
 		this.slots = new Semaphore(limit, true);
 	}
@@ -50,8 +52,8 @@ final class DeferredSlots {
 	 * @param onRunner whether the submitter is the runner (for the refusal's wording)
 	 * @param inTask whether the submitter is inside a task of the executor (for the refusal's wording)
 	 * @param counts where a refusal is counted
-	 * @throws UformException {@link Status#TIMEOUT} when no slot freed in time;
-	 *         {@link Status#INTERRUPTED} when interrupted while waiting (the flag stays set)
+	 * @throws RuntimeException {@link Why#TIMEOUT} when no slot freed in time;
+	 *         {@link Why#INTERRUPTED} when interrupted while waiting (the flag stays set)
 	 */
 	void acquire(Duration maxWait, boolean onRunner, boolean inTask, DeferredCounts counts) {
 		boolean acquired;
@@ -70,7 +72,7 @@ final class DeferredSlots {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			counts.reject();
-			throw new UformException(Status.INTERRUPTED, "Executor '" + this.name + "': the thread was interrupted while "
+			throw this.errors.error(Why.INTERRUPTED, "Executor '" + this.name + "': the thread was interrupted while "
 					+ "it waited for a deferred-call slot, so the call was not submitted; its interrupt flag is still set", ex);
 		}
 		if (!acquired) {
@@ -90,7 +92,7 @@ final class DeferredSlots {
 				why = "all " + this.limit + " deferred-call slots stayed taken for " + maxWait
 						+ "; raise deferredLimit, wait longer, or call drain() first";
 			}
-			throw new UformException(Status.TIMEOUT, "Executor '" + this.name + "' rejected a deferred call: " + why);
+			throw this.errors.error(Why.TIMEOUT, "Executor '" + this.name + "' rejected a deferred call: " + why, null);
 		}
 	}
 

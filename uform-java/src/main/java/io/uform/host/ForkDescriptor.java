@@ -1,8 +1,8 @@
 package io.uform.host;
 
-import io.uform.ProngTask;
-import io.uform.SliceTask;
-import io.uform.ThreadTask;
+import io.uform.host.HostPool.ProngBody;
+import io.uform.host.HostPool.SliceBody;
+import io.uform.host.HostPool.ThreadBody;
 
 /**
  * What the current fork of a {@link HostPool} runs, and how its indices are shared among the
@@ -47,11 +47,11 @@ final class ForkDescriptor {
 
 	private int n;
 
-	private ThreadTask threadTask;
+	private ThreadBody threadTask;
 
-	private ProngTask prongTask;
+	private ProngBody prongTask;
 
-	private SliceTask sliceTask;
+	private SliceBody sliceTask;
 
 	/** Each thread's failure in the current fork, by thread index. */
 	private final Throwable[] failures;
@@ -69,7 +69,7 @@ final class ForkDescriptor {
 	}
 
 	/** Writes the next fork's descriptor; the caller publishes it with its next generation. */
-	void describe(int forkKind, int count, ThreadTask threads, ProngTask prongs, SliceTask slices) {
+	void describe(int forkKind, int count, ThreadBody threads, ProngBody prongs, SliceBody slices) {
 		this.kind = forkKind;
 		this.n = count;
 		this.threadTask = threads;
@@ -94,13 +94,13 @@ final class ForkDescriptor {
 				case KIND_STATIC -> {
 					int first = sliceStart(thread);
 					int end = sliceStart(thread + 1);
-					ProngTask task = this.prongTask;
+					ProngBody task = this.prongTask;
 					for (int i = first; i < end; i++) {
 						task.run(i, thread, colocation);
 					}
 				}
 				case KIND_DYNAMIC -> {
-					ProngTask task = this.prongTask;
+					ProngBody task = this.prongTask;
 					int count = this.n;
 					PaddedLong next = this.cursor;
 					for (long i = next.getAndAdd(1); i < count; i = next.getAndAdd(1)) {
@@ -143,10 +143,11 @@ final class ForkDescriptor {
 	 * Takes the current fork's failures (see "Failures" in {@link HostPool}'s class comment) and
 	 * clears them.
 	 * @param executor the executor's name, for a failure that was lost
+	 * @param errors copies the API's own exceptions
 	 * @return what the fork throws
 	 */
-	Throwable collectFailure(String executor) {
+	Throwable collectFailure(String executor, HostErrors errors) {
 		this.anyFailure = false;
-		return ForkFailure.ofFork(this.failures, executor);
+		return ForkFailure.ofFork(this.failures, executor, errors);
 	}
 }

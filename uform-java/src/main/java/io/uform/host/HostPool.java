@@ -9,12 +9,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
-import io.uform.Mood;
-import io.uform.ProngTask;
-import io.uform.SliceTask;
-import io.uform.ThreadTask;
-import io.uform.UformException;
-
 /**
  * The fork-join engine under a RAM executor: {@code threads - 1} worker threads plus the thread that
  * calls a fork, built for the latency of one fork rather than the throughput of many queued tasks
@@ -51,12 +45,13 @@ import io.uform.UformException;
  * <li>{@code HostWorker.parked} (volatile, one per worker): the workers' half of the Dekker
  * handshake that makes parking safe (the caller's half, {@code waitingCaller}, is in
  * {@link ForkWait}). A worker first writes its flag, then re-reads the generation and the stop and
- * mood flags it waits on; a waker ({@link #wakeParkedWorkers}, {@link #setMood},
+ * mood flags it waits on; a waker ({@link #wakeParkedWorkers}, {@link #setGrinding},
  * {@link #requestStop}) first changes them, then reads the flag or unparks regardless. With both
  * volatile (sequentially consistent), at least one side sees the other, so no wake-up is lost; a
  * surplus {@link LockSupport#unpark} only leaves a permit that the next park consumes, and every park
  * sits in a loop that re-checks its condition.</li>
- * <li>{@code mood} (volatile): written by {@code drain}, read by workers between spins.</li>
+ * <li>{@code grinding} (volatile, the executor's mood): written by {@code drain}, read by workers
+ * between spins.</li>
  * <li>{@code forks} (a plain counter read with opaque mode): single writer under {@code forkLock};
  * readers only need a recent value for statistics.</li>
  * </ul>
@@ -67,8 +62,8 @@ import io.uform.UformException;
  * a worker that finds itself queued behind the caller on one CPU moves off it. {@link ForkWait} says
  * how and why.
  * <p>
- * In {@link Mood#GRINDING} workers spin with {@link Thread#onSpinWait()} until the mood changes,
- * which only pays when each has its own core.
+ * While grinding ({@link #setGrinding}) workers spin with {@link Thread#onSpinWait()} until the mood
+ * changes, which only pays when each has its own core.
  *
  * <h2>Forks inside tasks</h2>
  * A fork started from inside a task of the same pool (on a worker, or on the caller while it holds
@@ -106,6 +101,45 @@ import io.uform.UformException;
  */
 public final class HostPool {
 
+	/** Work a fork runs once on every thread. */
+	@FunctionalInterface
+	public interface ThreadBody {
+
+		/**
+		 * Runs on one thread.
+		 * @param thread the thread's index, {@code 0} (the caller) to {@code threads - 1}
+		 * @param colocation the index of the thread's memory domain
+		 */
+		void run(int thread, int colocation);
+	}
+
+	/** Work a fork runs for one index. */
+	@FunctionalInterface
+	public interface ProngBody {
+
+		/**
+		 * Runs one index.
+		 * @param index the index
+		 * @param thread the index of the thread running it
+		 * @param colocation the index of that thread's memory domain
+		 */
+		void run(int index, int thread, int colocation);
+	}
+
+	/** Work a fork runs for one contiguous slice of its indices. */
+	@FunctionalInterface
+	public interface SliceBody {
+
+		/**
+		 * Runs indices {@code first} to {@code first + count - 1}.
+		 * @param first the slice's first index
+		 * @param count how many indices, at least 1
+		 * @param thread the index of the thread running it
+		 * @param colocation the index of that thread's memory domain
+		 */
+		void run(int first, int count, int thread, int colocation);
+	}
+
 	/** How deep a fork probes the caller's stack first; see "A caller at the end of its stack". */
 	static final int STACK_PROBE_DEPTH = 16;
 
@@ -125,10 +159,13 @@ public final class HostPool {
 		warm.setRelease(warm.getAndAdd(1));
 		warm.setVolatile(warm.addAndGet(1) + warm.getVolatile());
 		warm.compareAndSet(warm.getVolatile(), 0);
-		ForkFailure.copyForCaller(new IllegalStateException("warm-up"));
+		ForkFailure.copyForCaller(new IllegalStateException("warm-up"), null);
 	}
 
 	final String name;
+
+	/** Makes the exceptions a fork and a failed start throw. */
+	private final HostErrors errors;
 
 	private final int threads;
 
@@ -144,7 +181,8 @@ public final class HostPool {
 	/** How the caller waits for the workers; see its class comment. */
 	final ForkWait wait;
 
-	volatile Mood mood = Mood.PARKED;
+	/** Whether idle workers spin rather than park (the executor's mood); written by {@code drain}. */
+	volatile boolean grinding;
 
 	private volatile boolean stopRequested;
 
@@ -163,11 +201,12 @@ public final class HostPool {
 	 * @param colocationOfThread for every thread index, the index of its memory domain
 	 * @param workerStart run first on each worker thread with its index (pinning hooks in here); a
 	 *        failure there, even an {@link Error}, is the hook's to report: the worker starts regardless
-	 * @throws UformException {@link UformException.Status#OUT_OF_MEMORY} when the JVM cannot start
-	 *         another thread; the workers already started are stopped and joined first
+	 * @param errors makes the exceptions it throws
+	 * @throws RuntimeException {@link HostErrors.Why#OUT_OF_MEMORY} when the JVM cannot start another
+	 *         thread; the workers already started are stopped and joined first
 	 */
-	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart) {
-		this(name, threads, colocationOfThread, workerStart, Thread::start);
+	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, HostErrors errors) {
+		this(name, threads, colocationOfThread, workerStart, Thread::start, errors);
 	}
 
 	/**
@@ -177,9 +216,11 @@ public final class HostPool {
 	 * @param colocationOfThread for every thread index, the index of its memory domain
 	 * @param workerStart run first on each worker thread with its index
 	 * @param threadStart starts one thread ({@link Thread#start()} outside tests)
+	 * @param errors makes the exceptions it throws
 	 */
-	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart) {
-		this(name, threads, colocationOfThread, workerStart, threadStart, CpuEscape.SYSTEM);
+	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart,
+			HostErrors errors) {
+		this(name, threads, colocationOfThread, workerStart, threadStart, CpuEscape.SYSTEM, errors);
 	}
 
 	/**
@@ -190,13 +231,15 @@ public final class HostPool {
 	 * @param workerStart run first on each worker thread with its index
 	 * @param threadStart starts one thread
 	 * @param escape how a late worker leaves the caller's CPU ({@link CpuEscape#SYSTEM} outside tests)
+	 * @param errors makes the exceptions it throws
 	 */
 	HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart,
-			CpuEscape escape) {
+			CpuEscape escape, HostErrors errors) {
 		if (threads < 1 || colocationOfThread.length != threads) {
 			throw new IllegalArgumentException("threads " + threads + " with " + colocationOfThread.length + " colocations");
 		}
 		this.name = name;
+		this.errors = errors;
 		this.threads = threads;
 		boolean oversubscribed = threads > Runtime.getRuntime().availableProcessors();
 		this.fork = new ForkDescriptor(threads, colocationOfThread.clone());
@@ -218,7 +261,7 @@ public final class HostPool {
 			// Threads already started would otherwise wait forever for a fork: stop and join them.
 			stopStarted(running);
 			if (ex instanceof OutOfMemoryError) {
-				throw new UformException(UformException.Status.OUT_OF_MEMORY, "Executor '" + name + "' could not start worker "
+				throw errors.error(HostErrors.Why.OUT_OF_MEMORY, "Executor '" + name + "' could not start worker "
 						+ running + " of its " + (threads - 1) + " (" + ex.getMessage() + "); the " + (running - 1)
 						+ " started were stopped. Ask for fewer threads, or raise the process's thread limit (ulimit -u, "
 						+ "a container's pids limit)", ex);
@@ -291,11 +334,11 @@ public final class HostPool {
 	}
 
 	/**
-	 * The mood idle workers are in.
-	 * @return the current mood
+	 * Whether idle workers spin rather than park (the executor's mood).
+	 * @return {@code true} while grinding
 	 */
-	public Mood mood() {
-		return this.mood;
+	public boolean isGrinding() {
+		return this.grinding;
 	}
 
 	/**
@@ -312,7 +355,7 @@ public final class HostPool {
 	 * Runs a task once on every thread.
 	 * @param task the task
 	 */
-	public void forThreads(ThreadTask task) {
+	public void forThreads(ThreadBody task) {
 		if (isInsideTask()) {
 			int thread = currentThreadIndex();
 			task.run(thread, this.fork.colocationOf(thread));
@@ -327,7 +370,7 @@ public final class HostPool {
 	 * @param n how many indices, at least 0
 	 * @param task the task run for each index
 	 */
-	public void forN(int n, ProngTask task) {
+	public void forN(int n, ProngBody task) {
 		if (n == 0) {
 			return;
 		}
@@ -344,7 +387,7 @@ public final class HostPool {
 	 * @param n how many indices, at least 0
 	 * @param task the task run for each index
 	 */
-	public void forNDynamic(int n, ProngTask task) {
+	public void forNDynamic(int n, ProngBody task) {
 		if (n == 0) {
 			return;
 		}
@@ -361,7 +404,7 @@ public final class HostPool {
 	 * @param n how many indices, at least 0
 	 * @param task the task run for each non-empty slice
 	 */
-	public void forSlices(int n, SliceTask task) {
+	public void forSlices(int n, SliceBody task) {
 		if (n == 0) {
 			return;
 		}
@@ -373,7 +416,7 @@ public final class HostPool {
 		fork(ForkDescriptor.KIND_SLICES, n, null, null, task);
 	}
 
-	private void runInline(int count, ProngTask task) {
+	private void runInline(int count, ProngBody task) {
 		int thread = currentThreadIndex();
 		int colocation = this.fork.colocationOf(thread);
 		for (int i = 0; i < count; i++) {
@@ -385,15 +428,15 @@ public final class HostPool {
 		return (Thread.currentThread() instanceof HostWorker worker && worker.pool == this) ? worker.index : 0;
 	}
 
-	private void fork(int forkKind, int count, ThreadTask threadTask, ProngTask prongs, SliceTask slices) {
+	private void fork(int forkKind, int count, ThreadBody threadTask, ProngBody prongs, SliceBody slices) {
 		// Overflows here, before anything is published, where the stack cannot hold the wait below.
 		probeStack(STACK_PROBE_DEPTH);
 		ReentrantLock lock = this.forkLock;
 		lock.lock();
 		try {
 			if (this.stopping || this.stopRequested) {
-				throw new UformException(UformException.Status.FREED,
-						"Executor '" + this.name + "' was freed; make a new executor to run more work");
+				throw this.errors.error(HostErrors.Why.FREED,
+						"Executor '" + this.name + "' was freed; make a new executor to run more work", null);
 			}
 			ForkDescriptor descriptor = this.fork;
 			descriptor.describe(forkKind, count, threadTask, prongs, slices);
@@ -441,7 +484,7 @@ public final class HostPool {
 			}
 			descriptor.clearTasks();
 			if (descriptor.anyFailure) {
-				throwUnchecked(descriptor.collectFailure(this.name));
+				throwUnchecked(descriptor.collectFailure(this.name, this.errors));
 			}
 		}
 		finally {
@@ -522,11 +565,11 @@ public final class HostPool {
 	}
 
 	/**
-	 * Sets what idle workers do: spin ({@link Mood#GRINDING}) or sleep ({@link Mood#PARKED}).
-	 * @param newMood the mood
+	 * Sets what idle workers do: spin (grinding) or sleep.
+	 * @param spin {@code true} to spin, {@code false} to park
 	 */
-	public void setMood(Mood newMood) {
-		this.mood = newMood;
+	public void setGrinding(boolean spin) {
+		this.grinding = spin;
 		// Parked workers only notice a mood change when woken; grinding ones poll it.
 		for (int t = 1; t < this.workers.length; t++) {
 			LockSupport.unpark(this.workers[t]);
@@ -535,7 +578,7 @@ public final class HostPool {
 
 	/**
 	 * Refuses new forks and tells the workers to exit once the fork in progress, if any, is done;
-	 * never waits. Later forks fail with {@link UformException.Status#FREED}. Calling it again does
+	 * never waits. Later forks fail with {@link HostErrors.Why#FREED}. Calling it again does
 	 * nothing more.
 	 */
 	public void requestStop() {
@@ -570,7 +613,7 @@ public final class HostPool {
 
 	/**
 	 * Waits for the fork in progress, stops every worker and joins it. Later forks fail with
-	 * {@link UformException.Status#FREED}. Calling it again does nothing more.
+	 * {@link HostErrors.Why#FREED}. Calling it again does nothing more.
 	 * @throws InterruptedException if interrupted while joining; the workers are stopping regardless
 	 */
 	public void stop() throws InterruptedException {

@@ -4,8 +4,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
 
-import io.uform.Mood;
-
 /**
  * One worker thread of a {@link HostPool}: waits for a generation, runs its share, reports done. Its
  * fields are part of the pool's shared state: {@code parked} is in {@link HostPool}'s table,
@@ -102,7 +100,7 @@ final class HostWorker extends Thread {
 			if (owner.stopping) {
 				return seen;
 			}
-			if (owner.mood == Mood.GRINDING) {
+			if (owner.grinding) {
 				Thread.onSpinWait();
 				// Back from grinding, the backoff starts afresh.
 				spins = 0;
@@ -131,7 +129,7 @@ final class HostWorker extends Thread {
 			// set it would make park() return at once and the idle worker spin.
 			Thread.interrupted();
 			this.parked = true;
-			if (generation.getVolatile() == seen && !owner.stopping && owner.mood == Mood.PARKED) {
+			if (generation.getVolatile() == seen && !owner.stopping && !owner.grinding) {
 				LockSupport.park(owner);
 			}
 			this.parked = false;

@@ -5,12 +5,37 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.uform.UformException;
+
 /**
  * Fixture machines under {@code src/test/resources/hardware/<name>/}, each laid out as a root
  * directory ({@code proc/cpuinfo}, {@code proc/self/status}, {@code sys/devices/system/node},
  * {@code sys/fs/cgroup}) for the readers that take one.
  */
 final class Fixtures {
+
+	/**
+	 * The runtime's refusals as the API makes them ({@link UformException}, with the status named
+	 * alike), so that these tests check what a user of the API gets.
+	 */
+	static final HostErrors ERRORS = new HostErrors() {
+
+		@Override
+		public RuntimeException error(Why why, String message, Throwable cause) {
+			return new UformException(UformException.Status.valueOf(why.name()), message, cause);
+		}
+
+		@Override
+		public RuntimeException invalid(String field, Object value, String fix) {
+			return UformException.invalid(field, value, fix);
+		}
+
+		@Override
+		public Throwable copyForCaller(Throwable failure) {
+			return (failure.getClass() == UformException.class)
+					? new UformException(((UformException) failure).status(), failure.getMessage(), failure) : null;
+		}
+	};
 
 	private Fixtures() {
 	}

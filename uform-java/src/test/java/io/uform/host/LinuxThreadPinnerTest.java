@@ -111,7 +111,7 @@ class LinuxThreadPinnerTest {
 		int[] before = ThreadPinner.system().currentThreadAffinity().orElseThrow();
 		int[] target = { before[before.length - 1] };
 		HostPool pool = new HostPool("pin-test", 2, new int[] { 0, 0 },
-				(thread) -> ThreadPinner.system().pinCurrentThread(target));
+				(thread) -> ThreadPinner.system().pinCurrentThread(target), Fixtures.ERRORS);
 		try {
 			AtomicReference<int[]> worker = new AtomicReference<>();
 			pool.forThreads((thread, colocation) -> {
