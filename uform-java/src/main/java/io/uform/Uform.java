@@ -36,6 +36,7 @@ public final class Uform {
 			"io.uform.host.PaddedLong", "io.uform.host.CpuEscape", "io.uform.host.ForkFailure", "io.uform.host.DeferredCalls",
 			"io.uform.host.DeferredCall", "io.uform.host.DeferredCalls$Outcome", "io.uform.host.DroppedCalls",
 			"io.uform.host.DeferredCounts", "io.uform.host.DeferredSlots", "io.uform.host.DeferredExit",
+			"io.uform.host.DeferredRefusals",
 			"io.uform.host.DeferredCompletions", "io.uform.host.ExitHooks", "io.uform.gpu.EveryStep" };
 
 	private Uform() {

@@ -72,7 +72,7 @@ public final class DeferredCalls {
 
 	private final String name;
 
-	private final HostErrors errors;
+	private final DeferredRefusals refusals;
 
 	private final BooleanSupplier cannotWait;
 
@@ -155,7 +155,7 @@ public final class DeferredCalls {
 	DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, Runnable beforeEachCall,
 			Consumer<Thread> threadStart, Runnable beforeTake, HostErrors errors) {
 		this.name = name;
-		this.errors = errors;
+		this.refusals = new DeferredRefusals(name, errors);
 		this.beforeTake = beforeTake;
 		this.cannotWait = cannotWait;
 		this.onStop = onStop;
@@ -171,9 +171,7 @@ public final class DeferredCalls {
 		catch (Throwable ex) {
 			DeferredExit.leave(this);
 			if (ex instanceof OutOfMemoryError) {
-				throw errors.error(Why.OUT_OF_MEMORY, "Executor '" + name + "' could not start its deferred-call "
-						+ "thread (" + ex.getMessage() + "); raise the process's thread limit (ulimit -u, a container's pids "
-						+ "limit) or free executors you no longer use", ex);
+				throw this.refusals.runnerNotStarted((OutOfMemoryError) ex);
 			}
 			throw ex;
 		}
@@ -201,11 +199,11 @@ public final class DeferredCalls {
 	 */
 	public <T> CompletableFuture<T> submit(Callable<T> call, Duration maxWait) {
 		if (call == null) {
-			throw this.errors.invalid("deferred call", null, "pass a Callable or Runnable to defer()");
+			throw this.refusals.noCall();
 		}
 		if (this.closed) {
 			this.counts.reject();
-			throw closedError();
+			throw this.refusals.closed(this.freed);
 		}
 		boolean onRunner = Thread.currentThread() == this.runner;
 		boolean inTask = !onRunner && this.cannotWait.getAsBoolean();
@@ -228,7 +226,7 @@ public final class DeferredCalls {
 			if (this.closed) {
 				this.slots.release();
 				this.counts.reject();
-				throw closedError();
+				throw this.refusals.closed(this.freed);
 			}
 			queued.sequence = this.submitted + 1;
 			try {
@@ -503,8 +501,7 @@ public final class DeferredCalls {
 	 */
 	public boolean awaitTermination(long deadline) throws InterruptedException {
 		if (Thread.currentThread() == this.runner) {
-			throw this.errors.error(Why.INVALID_ARGUMENT, "free() was called from inside a deferred call of '"
-					+ this.name + "', which would wait for itself; free the executor from outside it", null);
+			throw this.refusals.freeFromRunner();
 		}
 		if (deadline == Long.MAX_VALUE) {
 			this.runner.join();
@@ -544,8 +541,7 @@ public final class DeferredCalls {
 		List<CompletableFuture<?>> futures = new ArrayList<>(dropped.size());
 		CountDownLatch continued = new CountDownLatch(dropped.size());
 		for (DeferredCall<?> call : dropped) {
-			RuntimeException error = this.errors.error(Why.FREED, "Executor '" + this.name + "' dropped deferred call #"
-					+ call.sequence + " before it started: " + why, null);
+			RuntimeException error = this.refusals.dropped(call.sequence, why);
 			settle(call, Outcome.CANCELLED);
 			// Counted finished before its future completes, unlike a call that ran: a dropped call has no
 			// result anyone drains for, and a continuation of it that drains this executor would otherwise
@@ -615,10 +611,7 @@ public final class DeferredCalls {
 	 * @return the exception to throw
 	 */
 	public RuntimeException waitsForItself(String what) {
-		return this.errors.error(Why.INVALID_ARGUMENT, what + " was called from a continuation of a deferred call "
-				+ "of '" + this.name + "' that runs as the call completes, and the call counts as finished only once its "
-				+ "continuations return: it would wait for itself. Attach the continuation with an ...Async method "
-				+ "(thenRunAsync, whenCompleteAsync), or call " + what + " from outside", null);
+		return this.refusals.waitFromContinuation(what);
 	}
 
 	/**
@@ -629,8 +622,7 @@ public final class DeferredCalls {
 	 */
 	public void requireMayWait(String what) {
 		if (Thread.currentThread() == this.runner) {
-			throw this.errors.error(Why.INVALID_ARGUMENT, what + " was called from inside a deferred call of '"
-					+ this.name + "', which would wait for itself; call " + what + " from outside the executor", null);
+			throw this.refusals.waitFromRunner(what);
 		}
 		if (isCompletingHere()) {
 			throw waitsForItself(what);
@@ -651,16 +643,6 @@ public final class DeferredCalls {
 	 */
 	public boolean terminated() {
 		return !this.runner.isAlive();
-	}
-
-	private RuntimeException closedError() {
-		if (this.freed) {
-			return this.errors.error(Why.FREED,
-					"Executor '" + this.name + "' was freed; deferred calls can no longer be submitted to it", null);
-		}
-		return this.errors.error(Why.FREED, "Executor '" + this.name + "' refuses new deferred calls: it is being "
-				+ "freed (refuseDeferred() was called; a Spring application context calls it when it closes). Forks "
-				+ "still run until the executor is freed: run the work as a fork, or defer it before the close", null);
 	}
 
 	/**
