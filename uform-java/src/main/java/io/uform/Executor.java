@@ -256,7 +256,7 @@ public final class Executor implements AutoCloseable {
 	 */
 	public void forThreads(ThreadTask task) {
 		requireTask(task);
-		pool().forThreads(task::run);
+		pool().forThreads(task);
 	}
 
 	/**
@@ -267,7 +267,7 @@ public final class Executor implements AutoCloseable {
 	public void forN(int n, ProngTask task) {
 		checkCount(n);
 		requireTask(task);
-		pool().forN(n, task::run);
+		pool().forN(n, task);
 	}
 
 	/**
@@ -288,7 +288,7 @@ public final class Executor implements AutoCloseable {
 	public void forNDynamic(int n, ProngTask task) {
 		checkCount(n);
 		requireTask(task);
-		pool().forNDynamic(n, task::run);
+		pool().forNDynamic(n, task);
 	}
 
 	/**
@@ -310,7 +310,7 @@ public final class Executor implements AutoCloseable {
 	public void forSlices(int n, SliceTask task) {
 		checkCount(n);
 		requireTask(task);
-		pool().forSlices(n, task::run);
+		pool().forSlices(n, task);
 	}
 
 	/**
@@ -624,7 +624,7 @@ public final class Executor implements AutoCloseable {
 	public ExecutorStatistics statistics() {
 		DeferredCalls deferred = this.resources.deferred;
 		DeferredCounts counts = deferred.counts();
-		HostPool pool = this.resources.pool;
+		HostPool<ThreadTask, ProngTask, SliceTask> pool = this.resources.pool;
 		State state = (this.resources.freed.get()) ? State.FREED
 				: (deferred.refusesNew()) ? State.CLOSING : (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
 		List<Integer> ids = new ArrayList<>(this.placement.domains().size());
@@ -664,7 +664,7 @@ public final class Executor implements AutoCloseable {
 		}
 	}
 
-	private HostPool pool() {
+	private HostPool<ThreadTask, ProngTask, SliceTask> pool() {
 		checkNotFreed();
 		return this.resources.pool;
 	}

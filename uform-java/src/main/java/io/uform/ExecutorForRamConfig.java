@@ -86,6 +86,10 @@ public record ExecutorForRamConfig(List<Integer> memoryDomains, String cpuClass,
 	/**
 	 * Resolves this config on a machine: the host runtime derives the absent fields and validates the
 	 * given ones.
+	 * @param topology the machine's NUMA domains
+	 * @param cpuClasses the machine's CPU classes
+	 * @param availableProcessors the JVM's CPU count
+	 * @return where the executor's threads go
 	 * @throws UformException {@link UformException.Status#INVALID_ARGUMENT} naming the first bad field
 	 */
 	HostPlacement place(NumaTopology topology, CpuClasses cpuClasses, int availableProcessors) {

@@ -23,7 +23,7 @@ final class ExecutorResources implements Runnable {
 
 	final String name;
 
-	final HostPool pool;
+	final HostPool<ThreadTask, ProngTask, SliceTask> pool;
 
 	final DeferredCalls deferred;
 
@@ -95,10 +95,10 @@ final class ExecutorResources implements Runnable {
 				opened.get(thread).makeCurrent();
 			}
 		};
-		HostPool workers;
+		HostPool<ThreadTask, ProngTask, SliceTask> workers;
 		try {
-			workers = new HostPool(name, placement.threads(), placement.colocationOfThread(), startWorker, threadStart,
-					HostFailures.INSTANCE);
+			workers = new HostPool<>(name, placement.threads(), placement.colocationOfThread(), startWorker, threadStart,
+					TaskBodies.INSTANCE, HostFailures.INSTANCE);
 		}
 		catch (RuntimeException | Error ex) {
 			releaseDevices();

@@ -1,12 +1,9 @@
 package io.uform.host;
 
-import io.uform.host.HostPool.ProngBody;
-import io.uform.host.HostPool.SliceBody;
-import io.uform.host.HostPool.ThreadBody;
-
 /**
  * What the current fork of a {@link HostPool} runs, and how its indices are shared among the
- * threads: one object per pool, rewritten for every fork, so that a fork allocates nothing.
+ * threads: one object per pool, rewritten for every fork, so that a fork allocates nothing. The tasks
+ * are held as the API passed them and run through the pool's {@link ForkBodies}.
  *
  * <h2>Shared state and why it is safe</h2>
  * <ul>
@@ -24,10 +21,11 @@ import io.uform.host.HostPool.ThreadBody;
  * which publishes them, and clears them before the next fork. Recording a failure allocates nothing
  * and calls nothing, so it cannot itself fail, even when the heap is exhausted: a worker always
  * reaches {@code shareDone}, and the caller always waits for its workers (a {@code finally}).</li>
- * <li>{@code threads} and {@code colocationOfThread}: final, never written after construction.</li>
+ * <li>{@code threads}, {@code colocationOfThread} and {@code bodies}: final, never written after
+ * construction.</li>
  * </ul>
  */
-final class ForkDescriptor {
+final class ForkDescriptor<T, P, S> {
 
 	static final int KIND_THREADS = 0;
 
@@ -41,26 +39,29 @@ final class ForkDescriptor {
 
 	private final int[] colocationOfThread;
 
+	private final ForkBodies<T, P, S> bodies;
+
 	private final PaddedLong cursor = new PaddedLong(0);
 
 	int kind;
 
 	private int n;
 
-	private ThreadBody threadTask;
+	private T threadTask;
 
-	private ProngBody prongTask;
+	private P prongTask;
 
-	private SliceBody sliceTask;
+	private S sliceTask;
 
 	/** Each thread's failure in the current fork, by thread index. */
 	private final Throwable[] failures;
 
 	boolean anyFailure;
 
-	ForkDescriptor(int threads, int[] colocationOfThread) {
+	ForkDescriptor(int threads, int[] colocationOfThread, ForkBodies<T, P, S> bodies) {
 		this.threads = threads;
 		this.colocationOfThread = colocationOfThread;
+		this.bodies = bodies;
 		this.failures = new Throwable[threads];
 	}
 
@@ -69,7 +70,7 @@ final class ForkDescriptor {
 	}
 
 	/** Writes the next fork's descriptor; the caller publishes it with its next generation. */
-	void describe(int forkKind, int count, ThreadBody threads, ProngBody prongs, SliceBody slices) {
+	void describe(int forkKind, int count, T threads, P prongs, S slices) {
 		this.kind = forkKind;
 		this.n = count;
 		this.threadTask = threads;
@@ -90,28 +91,30 @@ final class ForkDescriptor {
 		int colocation = this.colocationOfThread[thread];
 		try {
 			switch (this.kind) {
-				case KIND_THREADS -> this.threadTask.run(thread, colocation);
+				case KIND_THREADS -> this.bodies.runThread(this.threadTask, thread, colocation);
 				case KIND_STATIC -> {
 					int first = sliceStart(thread);
 					int end = sliceStart(thread + 1);
-					ProngBody task = this.prongTask;
+					ForkBodies<T, P, S> run = this.bodies;
+					P task = this.prongTask;
 					for (int i = first; i < end; i++) {
-						task.run(i, thread, colocation);
+						run.runProng(task, i, thread, colocation);
 					}
 				}
 				case KIND_DYNAMIC -> {
-					ProngBody task = this.prongTask;
+					ForkBodies<T, P, S> run = this.bodies;
+					P task = this.prongTask;
 					int count = this.n;
 					PaddedLong next = this.cursor;
 					for (long i = next.getAndAdd(1); i < count; i = next.getAndAdd(1)) {
-						task.run((int) i, thread, colocation);
+						run.runProng(task, (int) i, thread, colocation);
 					}
 				}
 				case KIND_SLICES -> {
 					int first = sliceStart(thread);
 					int end = sliceStart(thread + 1);
 					if (end > first) {
-						this.sliceTask.run(first, end - first, thread, colocation);
+						this.bodies.runSlice(this.sliceTask, first, end - first, thread, colocation);
 					}
 				}
 				default -> throw new IllegalStateException("fork kind " + this.kind);

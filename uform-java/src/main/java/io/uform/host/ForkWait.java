@@ -107,7 +107,7 @@ final class ForkWait {
 	/** The pool's workers, index 0 unused (thread 0 is the caller). */
 	private final HostWorker[] workers;
 
-	private final ForkDescriptor fork;
+	private final ForkDescriptor<?, ?, ?> fork;
 
 	/** Moves a late worker off the caller's CPU; {@code null} where the pool never moves one. */
 	private final CpuEscape escape;
@@ -126,7 +126,7 @@ final class ForkWait {
 	 * @param oversubscribed whether the pool has more threads than the JVM has processors
 	 * @param escape how a late worker leaves the caller's CPU
 	 */
-	ForkWait(HostWorker[] workers, ForkDescriptor fork, boolean oversubscribed, CpuEscape escape) {
+	ForkWait(HostWorker[] workers, ForkDescriptor<?, ?, ?> fork, boolean oversubscribed, CpuEscape escape) {
 		this.workers = workers;
 		this.fork = fork;
 		this.pureSpinNanos = oversubscribed ? 0 : PURE_SPIN_NANOS;

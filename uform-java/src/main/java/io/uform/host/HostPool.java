@@ -12,7 +12,8 @@ import java.util.function.IntConsumer;
 /**
  * The fork-join engine under a RAM executor: {@code threads - 1} worker threads plus the thread that
  * calls a fork, built for the latency of one fork rather than the throughput of many queued tasks
- * (in the spirit of ForkUnion).
+ * (in the spirit of ForkUnion). It runs the API's tasks as they are, through the {@link ForkBodies}
+ * it is given: {@code T} runs once on every thread, {@code P} for one index, {@code S} for one slice.
  *
  * <h2>How a fork runs</h2>
  * The forking thread (the <em>caller</em>, thread 0) writes the fork's descriptor
@@ -98,47 +99,12 @@ import java.util.function.IntConsumer;
  * An interrupt is a message to a thread's current task, not to the pool: a worker clears its flag
  * before each task, so an interrupt one task leaves behind never reaches the next, and an idle worker
  * parks instead of spinning. The caller's flag is the caller's and is kept.
+ *
+ * @param <T> the task a fork runs once on every thread
+ * @param <P> the task a fork runs for one index
+ * @param <S> the task a fork runs for one contiguous slice of its indices
  */
-public final class HostPool {
-
-	/** Work a fork runs once on every thread. */
-	@FunctionalInterface
-	public interface ThreadBody {
-
-		/**
-		 * Runs on one thread.
-		 * @param thread the thread's index, {@code 0} (the caller) to {@code threads - 1}
-		 * @param colocation the index of the thread's memory domain
-		 */
-		void run(int thread, int colocation);
-	}
-
-	/** Work a fork runs for one index. */
-	@FunctionalInterface
-	public interface ProngBody {
-
-		/**
-		 * Runs one index.
-		 * @param index the index
-		 * @param thread the index of the thread running it
-		 * @param colocation the index of that thread's memory domain
-		 */
-		void run(int index, int thread, int colocation);
-	}
-
-	/** Work a fork runs for one contiguous slice of its indices. */
-	@FunctionalInterface
-	public interface SliceBody {
-
-		/**
-		 * Runs indices {@code first} to {@code first + count - 1}.
-		 * @param first the slice's first index
-		 * @param count how many indices, at least 1
-		 * @param thread the index of the thread running it
-		 * @param colocation the index of that thread's memory domain
-		 */
-		void run(int first, int count, int thread, int colocation);
-	}
+public final class HostPool<T, P, S> {
 
 	/** How deep a fork probes the caller's stack first; see "A caller at the end of its stack". */
 	static final int STACK_PROBE_DEPTH = 16;
@@ -176,7 +142,10 @@ public final class HostPool {
 	final PaddedLong generation = new PaddedLong(0);
 
 	/** What the current fork runs; see its class comment. */
-	final ForkDescriptor fork;
+	final ForkDescriptor<T, P, S> fork;
+
+	/** Runs the tasks of a fork that runs inline. */
+	private final ForkBodies<T, P, S> bodies;
 
 	/** How the caller waits for the workers; see its class comment. */
 	final ForkWait wait;
@@ -201,12 +170,14 @@ public final class HostPool {
 	 * @param colocationOfThread for every thread index, the index of its memory domain
 	 * @param workerStart run first on each worker thread with its index (pinning hooks in here); a
 	 *        failure there, even an {@link Error}, is the hook's to report: the worker starts regardless
+	 * @param bodies runs the tasks
 	 * @param errors makes the exceptions it throws
 	 * @throws RuntimeException {@link HostErrors.Why#OUT_OF_MEMORY} when the JVM cannot start another
 	 *         thread; the workers already started are stopped and joined first
 	 */
-	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, HostErrors errors) {
-		this(name, threads, colocationOfThread, workerStart, Thread::start, errors);
+	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart,
+			ForkBodies<T, P, S> bodies, HostErrors errors) {
+		this(name, threads, colocationOfThread, workerStart, Thread::start, bodies, errors);
 	}
 
 	/**
@@ -216,11 +187,12 @@ public final class HostPool {
 	 * @param colocationOfThread for every thread index, the index of its memory domain
 	 * @param workerStart run first on each worker thread with its index
 	 * @param threadStart starts one thread ({@link Thread#start()} outside tests)
+	 * @param bodies runs the tasks
 	 * @param errors makes the exceptions it throws
 	 */
 	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart,
-			HostErrors errors) {
-		this(name, threads, colocationOfThread, workerStart, threadStart, CpuEscape.SYSTEM, errors);
+			ForkBodies<T, P, S> bodies, HostErrors errors) {
+		this(name, threads, colocationOfThread, workerStart, threadStart, CpuEscape.SYSTEM, bodies, errors);
 	}
 
 	/**
@@ -231,10 +203,11 @@ public final class HostPool {
 	 * @param workerStart run first on each worker thread with its index
 	 * @param threadStart starts one thread
 	 * @param escape how a late worker leaves the caller's CPU ({@link CpuEscape#SYSTEM} outside tests)
+	 * @param bodies runs the tasks
 	 * @param errors makes the exceptions it throws
 	 */
 	HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart,
-			CpuEscape escape, HostErrors errors) {
+			CpuEscape escape, ForkBodies<T, P, S> bodies, HostErrors errors) {
 		if (threads < 1 || colocationOfThread.length != threads) {
 			throw new IllegalArgumentException("threads " + threads + " with " + colocationOfThread.length + " colocations");
 		}
@@ -242,7 +215,8 @@ public final class HostPool {
 		this.errors = errors;
 		this.threads = threads;
 		boolean oversubscribed = threads > Runtime.getRuntime().availableProcessors();
-		this.fork = new ForkDescriptor(threads, colocationOfThread.clone());
+		this.bodies = bodies;
+		this.fork = new ForkDescriptor<>(threads, colocationOfThread.clone(), bodies);
 		this.workers = new HostWorker[threads];
 		this.wait = new ForkWait(this.workers, this.fork, oversubscribed, escape);
 		// The constructor returns only once every worker has run its start hook, so an executor is
@@ -355,10 +329,10 @@ public final class HostPool {
 	 * Runs a task once on every thread.
 	 * @param task the task
 	 */
-	public void forThreads(ThreadBody task) {
+	public void forThreads(T task) {
 		if (isInsideTask()) {
 			int thread = currentThreadIndex();
-			task.run(thread, this.fork.colocationOf(thread));
+			this.bodies.runThread(task, thread, this.fork.colocationOf(thread));
 			return;
 		}
 		fork(ForkDescriptor.KIND_THREADS, this.threads, task, null, null);
@@ -370,7 +344,7 @@ public final class HostPool {
 	 * @param n how many indices, at least 0
 	 * @param task the task run for each index
 	 */
-	public void forN(int n, ProngBody task) {
+	public void forN(int n, P task) {
 		if (n == 0) {
 			return;
 		}
@@ -387,7 +361,7 @@ public final class HostPool {
 	 * @param n how many indices, at least 0
 	 * @param task the task run for each index
 	 */
-	public void forNDynamic(int n, ProngBody task) {
+	public void forNDynamic(int n, P task) {
 		if (n == 0) {
 			return;
 		}
@@ -404,23 +378,24 @@ public final class HostPool {
 	 * @param n how many indices, at least 0
 	 * @param task the task run for each non-empty slice
 	 */
-	public void forSlices(int n, SliceBody task) {
+	public void forSlices(int n, S task) {
 		if (n == 0) {
 			return;
 		}
 		if (isInsideTask()) {
 			int thread = currentThreadIndex();
-			task.run(0, n, thread, this.fork.colocationOf(thread));
+			this.bodies.runSlice(task, 0, n, thread, this.fork.colocationOf(thread));
 			return;
 		}
 		fork(ForkDescriptor.KIND_SLICES, n, null, null, task);
 	}
 
-	private void runInline(int count, ProngBody task) {
+	private void runInline(int count, P task) {
 		int thread = currentThreadIndex();
 		int colocation = this.fork.colocationOf(thread);
+		ForkBodies<T, P, S> run = this.bodies;
 		for (int i = 0; i < count; i++) {
-			task.run(i, thread, colocation);
+			run.runProng(task, i, thread, colocation);
 		}
 	}
 
@@ -428,7 +403,7 @@ public final class HostPool {
 		return (Thread.currentThread() instanceof HostWorker worker && worker.pool == this) ? worker.index : 0;
 	}
 
-	private void fork(int forkKind, int count, ThreadBody threadTask, ProngBody prongs, SliceBody slices) {
+	private void fork(int forkKind, int count, T threadTask, P prongs, S slices) {
 		// Overflows here, before anything is published, where the stack cannot hold the wait below.
 		probeStack(STACK_PROBE_DEPTH);
 		ReentrantLock lock = this.forkLock;
@@ -438,7 +413,7 @@ public final class HostPool {
 				throw this.errors.error(HostErrors.Why.FREED,
 						"Executor '" + this.name + "' was freed; make a new executor to run more work", null);
 			}
-			ForkDescriptor descriptor = this.fork;
+			ForkDescriptor<T, P, S> descriptor = this.fork;
 			descriptor.describe(forkKind, count, threadTask, prongs, slices);
 			FORKS.setOpaque(this, this.forks + 1);
 			long published = System.nanoTime();

@@ -12,11 +12,11 @@ import java.util.function.IntConsumer;
  */
 final class HostWorker extends Thread {
 
-	final HostPool pool;
+	final HostPool<?, ?, ?> pool;
 
 	final int index;
 
-	private final ForkDescriptor fork;
+	private final ForkDescriptor<?, ?, ?> fork;
 
 	private final ForkWait wait;
 
@@ -32,7 +32,7 @@ final class HostWorker extends Thread {
 	/** The last {@code forThreads} generation the caller found this worker late for. */
 	final PaddedLong lateIn = new PaddedLong(0);
 
-	HostWorker(HostPool pool, int index, IntConsumer start, CountDownLatch started) {
+	HostWorker(HostPool<?, ?, ?> pool, int index, IntConsumer start, CountDownLatch started) {
 		// Not inheriting the creator's InheritableThreadLocals: an executor made inside a request would
 		// otherwise run every later task with that request's security context, MDC or locale.
 		super(null, null, "uform-" + pool.name + "-worker-" + index, 0, false);
@@ -57,7 +57,7 @@ final class HostWorker extends Thread {
 		finally {
 			this.started.countDown();
 		}
-		HostPool owner = this.pool;
+		HostPool<?, ?, ?> owner = this.pool;
 		long seen = 0;
 		while (true) {
 			long next = awaitGeneration(owner, seen);
@@ -87,7 +87,7 @@ final class HostWorker extends Thread {
 	}
 
 	/** Returns the new generation, or {@code seen} when the pool is stopping. */
-	private long awaitGeneration(HostPool owner, long seen) {
+	private long awaitGeneration(HostPool<?, ?, ?> owner, long seen) {
 		PaddedLong generation = owner.generation;
 		int spins = 0;
 		long spinUntil = 0;

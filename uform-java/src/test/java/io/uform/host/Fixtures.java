@@ -5,6 +5,9 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.uform.ProngTask;
+import io.uform.SliceTask;
+import io.uform.ThreadTask;
 import io.uform.UformException;
 
 /**
@@ -34,6 +37,25 @@ final class Fixtures {
 		public Throwable copyForCaller(Throwable failure) {
 			return (failure.getClass() == UformException.class)
 					? new UformException(((UformException) failure).status(), failure.getMessage(), failure) : null;
+		}
+	};
+
+	/** Runs the API's task types, as the API's own bodies do. */
+	static final ForkBodies<ThreadTask, ProngTask, SliceTask> BODIES = new ForkBodies<>() {
+
+		@Override
+		public void runThread(ThreadTask task, int thread, int colocation) {
+			task.run(thread, colocation);
+		}
+
+		@Override
+		public void runProng(ProngTask task, int index, int thread, int colocation) {
+			task.run(index, thread, colocation);
+		}
+
+		@Override
+		public void runSlice(SliceTask task, int first, int count, int thread, int colocation) {
+			task.run(first, count, thread, colocation);
 		}
 	};
 
