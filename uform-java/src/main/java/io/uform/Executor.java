@@ -640,7 +640,8 @@ public final class Executor implements AutoCloseable {
 					figures.reservedBytes(), figures.inUseBytes(), figures.highWaterBytes(),
 					(figures.limitBytes() == Long.MAX_VALUE) ? null : figures.limitBytes()));
 		}
-		return new ExecutorStatistics(name(), this.kind, state, pool.isGrinding() ? Mood.GRINDING : Mood.PARKED, threads(), domains,
+		Mood mood = pool.isGrinding() ? Mood.GRINDING : Mood.PARKED;
+		return new ExecutorStatistics(name(), this.kind, state, mood, threads(), domains,
 				this.placement.cpuClass(), (pinned == null) ? "pinned" : "not pinned: " + pinned, pool.forks(),
 				deferred.inFlight(), deferred.limit(), counts.completed(), counts.failed(), counts.cancelled(),
 				counts.rejected(), deferred.running(), counts.waitCount(), counts.waitNanos(), counts.runCount(),
