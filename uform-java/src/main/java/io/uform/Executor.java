@@ -146,7 +146,7 @@ public final class Executor implements AutoCloseable {
 	/** {@link #forRam(ExecutorForRamConfig)}, starting threads through a hook that tests make fail. */
 	static Executor forRam(ExecutorForRamConfig config, Consumer<Thread> threadStart) {
 		UformException.requireArgument(config, "config", "pass ExecutorForRamConfig.defaults() to derive every field");
-		HostPlacement placement = HostPlacement.resolve(config, NumaTopology.system(), CpuClasses.system(),
+		HostPlacement placement = config.place(NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
 		return new Executor(Kind.RAM, placement, ThreadPinner.forWorkers(), threadStart, null);
 	}
@@ -192,7 +192,7 @@ public final class Executor implements AutoCloseable {
 			BiFunction<GpuDevice, Integer, GpuRuntime> runtimes) {
 		UformException.requireArgument(config, "config", "pass ExecutorForVramConfig.defaults() to derive every field");
 		VramPlan plan = VramPlan.of(config, devices, Path.of("/"), runtimes);
-		HostPlacement placement = HostPlacement.resolve(plan.hostConfig, NumaTopology.system(), CpuClasses.system(),
+		HostPlacement placement = plan.hostConfig.place(NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
 		return new Executor(Kind.VRAM, placement, ThreadPinner.forWorkers(), Thread::start, plan);
 	}
@@ -470,7 +470,7 @@ public final class Executor implements AutoCloseable {
 			else if (!this.lanes.isEmpty() && !StreamMarks.awaitAll(this.lanes, deadline)) {
 				return false;
 			}
-			this.resources.pool.setMood(mood);
+			this.resources.pool.setGrinding(mood == Mood.GRINDING);
 			return true;
 		}
 		catch (InterruptedException ex) {
@@ -624,7 +624,7 @@ public final class Executor implements AutoCloseable {
 	public ExecutorStatistics statistics() {
 		DeferredCalls deferred = this.resources.deferred;
 		DeferredCounts counts = deferred.counts();
-		HostPool pool = this.resources.pool;
+		HostPool<ThreadTask, ProngTask, SliceTask> pool = this.resources.pool;
 		State state = (this.resources.freed.get()) ? State.FREED
 				: (deferred.refusesNew()) ? State.CLOSING : (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
 		List<Integer> ids = new ArrayList<>(this.placement.domains().size());
@@ -640,7 +640,8 @@ public final class Executor implements AutoCloseable {
 					figures.reservedBytes(), figures.inUseBytes(), figures.highWaterBytes(),
 					(figures.limitBytes() == Long.MAX_VALUE) ? null : figures.limitBytes()));
 		}
-		return new ExecutorStatistics(name(), this.kind, state, pool.mood(), threads(), domains,
+		Mood mood = pool.isGrinding() ? Mood.GRINDING : Mood.PARKED;
+		return new ExecutorStatistics(name(), this.kind, state, mood, threads(), domains,
 				this.placement.cpuClass(), (pinned == null) ? "pinned" : "not pinned: " + pinned, pool.forks(),
 				deferred.inFlight(), deferred.limit(), counts.completed(), counts.failed(), counts.cancelled(),
 				counts.rejected(), deferred.running(), counts.waitCount(), counts.waitNanos(), counts.runCount(),
@@ -664,7 +665,7 @@ public final class Executor implements AutoCloseable {
 		}
 	}
 
-	private HostPool pool() {
+	private HostPool<ThreadTask, ProngTask, SliceTask> pool() {
 		checkNotFreed();
 		return this.resources.pool;
 	}

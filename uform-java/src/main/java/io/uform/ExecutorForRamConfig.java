@@ -2,6 +2,10 @@ package io.uform;
 
 import java.util.List;
 
+import io.uform.host.CpuClasses;
+import io.uform.host.HostPlacement;
+import io.uform.host.NumaTopology;
+
 /**
  * Where the host threads of a RAM executor are placed, how many there are, and how many deferred
  * calls it tracks. Passed to {@link Executor#forRam(ExecutorForRamConfig)}.
@@ -77,5 +81,20 @@ public record ExecutorForRamConfig(List<Integer> memoryDomains, String cpuClass,
 	 */
 	public ExecutorForRamConfig withDeferredLimit(Integer deferredLimit) {
 		return new ExecutorForRamConfig(this.memoryDomains, this.cpuClass, this.threads, deferredLimit);
+	}
+
+	/**
+	 * Resolves this config on a machine: the host runtime derives the absent fields and validates the
+	 * given ones.
+	 * @param topology the machine's NUMA domains
+	 * @param cpuClasses the machine's CPU classes
+	 * @param availableProcessors the JVM's CPU count
+	 * @return where the executor's threads go
+	 * @throws UformException {@link UformException.Status#INVALID_ARGUMENT} naming the first bad field
+	 */
+	HostPlacement place(NumaTopology topology, CpuClasses cpuClasses, int availableProcessors) {
+		HostPlacement.Request request = new HostPlacement.Request(this.memoryDomains, this.threads, this.cpuClass,
+				this.deferredLimit, DEFAULT_DEFERRED_LIMIT);
+		return HostPlacement.resolve(request, topology, cpuClasses, availableProcessors, HostFailures.INSTANCE);
 	}
 }

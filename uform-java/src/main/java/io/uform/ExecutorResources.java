@@ -24,7 +24,7 @@ final class ExecutorResources implements Runnable {
 
 	final String name;
 
-	final HostPool pool;
+	final HostPool<ThreadTask, ProngTask, SliceTask> pool;
 
 	final DeferredCalls deferred;
 
@@ -96,9 +96,10 @@ final class ExecutorResources implements Runnable {
 				makeCurrent(opened.get(thread));
 			}
 		};
-		HostPool workers;
+		HostPool<ThreadTask, ProngTask, SliceTask> workers;
 		try {
-			workers = new HostPool(name, placement.threads(), placement.colocationOfThread(), startWorker, threadStart);
+			workers = new HostPool<>(name, placement.threads(), placement.colocationOfThread(), startWorker, threadStart,
+					TaskBodies.INSTANCE, HostFailures.INSTANCE);
 		}
 		catch (RuntimeException | Error ex) {
 			releaseDevices();
@@ -110,7 +111,7 @@ final class ExecutorResources implements Runnable {
 			// needs a thread of its own to wait (the Cleaner's action below does not wait at all).
 			Runnable beforeEachCall = (opened.isEmpty()) ? null : () -> makeCurrent(opened.get(0));
 			this.deferred = new DeferredCalls(name, placement.deferredLimit(), workers::isInsideTask, this::onRunnerStop,
-					beforeEachCall, threadStart);
+					beforeEachCall, threadStart, HostFailures.INSTANCE);
 		}
 		catch (Throwable ex) {
 			// Started workers would otherwise wait forever for a fork nobody can send.

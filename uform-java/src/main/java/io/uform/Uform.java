@@ -27,12 +27,16 @@ public final class Uform {
 			"io.uform.Executor", "io.uform.Executor$Kind", "io.uform.Executor$State", "io.uform.ExecutorResources",
 			"io.uform.ExecutorFreeing",
 			"io.uform.ExecutorStatistics", "io.uform.ExecutorOnPoolConfig", "io.uform.Mood", "io.uform.ThreadTask",
-			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.host.HostPlacement",
+			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.HostFailures",
+			"io.uform.host.HostErrors", "io.uform.host.HostErrors$Why", "io.uform.host.HostPlacement",
+			"io.uform.host.HostPlacement$Request", "io.uform.TaskBodies", "io.uform.host.ForkBodies",
 			"io.uform.host.ThreadPinner", "io.uform.host.InheritedAffinityPinner",
 			"io.uform.host.InheritedAffinityPinner$OneNode", "io.uform.host.HostPool", "io.uform.host.HostWorker",
+			"io.uform.host.ForkDescriptor", "io.uform.host.ForkWait",
 			"io.uform.host.PaddedLong", "io.uform.host.CpuEscape", "io.uform.host.ForkFailure", "io.uform.host.DeferredCalls",
 			"io.uform.host.DeferredCall", "io.uform.host.DeferredCalls$Outcome", "io.uform.host.DroppedCalls",
-			"io.uform.host.DeferredCounts",
+			"io.uform.host.DeferredCounts", "io.uform.host.DeferredSlots", "io.uform.host.DeferredExit",
+			"io.uform.host.DeferredRefusals",
 			"io.uform.host.DeferredCompletions", "io.uform.host.ExitHooks", "io.uform.gpu.EveryStep" };
 
 	private Uform() {

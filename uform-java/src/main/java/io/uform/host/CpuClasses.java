@@ -12,8 +12,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import io.uform.UformException;
-
 /**
  * uform's vocabulary of CPU classes, spelled {@code vendor-name}, and which of them this CPU offers.
  * A class names the instruction sets its kernels use; it is available when every flag it needs is
@@ -280,12 +278,13 @@ public final class CpuClasses {
 	/**
 	 * The flags a class needs.
 	 * @param cpuClass a known class
+	 * @param errors makes the exception for an unknown class
 	 * @return its flags, empty for {@code serial}
 	 */
-	public static Set<String> requiredFlags(String cpuClass) {
+	public static Set<String> requiredFlags(String cpuClass, HostErrors errors) {
 		Set<String> needs = REQUIRED.get(cpuClass);
 		if (needs == null) {
-			throw unknown("cpuClass", cpuClass, architectureOf(System.getProperty("os.arch")), null);
+			throw unknown("cpuClass", cpuClass, architectureOf(System.getProperty("os.arch")), null, errors);
 		}
 		return needs;
 	}
@@ -327,21 +326,22 @@ public final class CpuClasses {
 	 * Checks a requested class: known, and offered by this CPU.
 	 * @param field the config field, as the user spells it, for the message
 	 * @param requested the class, or {@code null} for the CPU's best
+	 * @param errors makes the exception for a class it refuses
 	 * @return the class to dispatch as
-	 * @throws UformException {@code INVALID_ARGUMENT} naming the nearest known classes and listing
+	 * @throws RuntimeException {@code INVALID_ARGUMENT} naming the nearest known classes and listing
 	 *         this architecture's classes, or listing the classes this CPU offers
 	 */
-	public String resolve(String field, String requested) {
+	public String resolve(String field, String requested, HostErrors errors) {
 		if (requested == null) {
 			return best();
 		}
 		if (!REQUIRED.containsKey(requested)) {
-			throw unknown(field, requested, this.architecture, this.available);
+			throw unknown(field, requested, this.architecture, this.available, errors);
 		}
 		if (!this.available.contains(requested)) {
 			Set<String> missing = new TreeSet<>(REQUIRED.get(requested));
 			missing.removeAll(this.flags);
-			throw UformException.invalid(field, requested, "this CPU lacks " + String.join(" ", missing)
+			throw errors.invalid(field, requested, "this CPU lacks " + String.join(" ", missing)
 					+ "; use one of the classes it offers: " + String.join(", ", this.available)
 					+ " (or leave it unset for " + best() + ")");
 		}
@@ -354,8 +354,8 @@ public final class CpuClasses {
 	 * offers: a class of its architecture that it lacks would only fail next ({@code available} is
 	 * {@code null} where there is no CPU to ask: then this architecture's classes).
 	 */
-	private static UformException unknown(String field, String requested, String architecture,
-			List<String> available) {
+	private static RuntimeException unknown(String field, String requested, String architecture,
+			List<String> available, HostErrors errors) {
 		List<String> here = new ArrayList<>();
 		for (String name : REQUIRED.keySet()) {
 			String of = architectureOfClass(name);
@@ -390,6 +390,6 @@ public final class CpuClasses {
 			fix = "not a CPU class uform knows; did you mean " + NearestNames.either(near) + "? " + which + " for "
 					+ architectureOfClass(foreign.get(0)) + " CPUs; " + classes;
 		}
-		return UformException.invalid(field, "'" + requested + "'", fix);
+		return errors.invalid(field, "'" + requested + "'", fix);
 	}
 }

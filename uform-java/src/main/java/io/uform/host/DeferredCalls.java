@@ -4,12 +4,9 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -17,8 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
-import io.uform.UformException;
-import io.uform.UformException.Status;
+import io.uform.host.HostErrors.Why;
 
 /**
  * The deferred calls of one executor: asynchronous calls run one after another, in submission
@@ -28,9 +24,10 @@ import io.uform.UformException.Status;
  *
  * <h2>Invariants</h2>
  * <ul>
- * <li>{@code slots} (fair {@link Semaphore}, {@code limit} permits): a submitter takes one before
- * it enqueues; the runner gives it back when the call has finished (or was skipped). So queued +
- * running never exceeds {@code limit}, and waiting submitters are admitted in arrival order.</li>
+ * <li>{@code slots} ({@link DeferredSlots}, the admission gate; its own table says how): a submitter
+ * takes a slot before it enqueues; the runner gives it back when the call has finished (or was
+ * skipped). So queued + running never exceeds {@code limit}, and waiting submitters are admitted in
+ * arrival order.</li>
  * <li>{@code lock} guards {@code queue}, {@code submitted}, {@code finished}, {@code running} and
  * every write of {@code closed} and {@code freed}. The check for {@code closed} and the enqueue happen
  * under it; {@code refuseNew} sets {@code closed} under it, and {@code shutdown} sets both and enqueues
@@ -73,18 +70,9 @@ public final class DeferredCalls {
 		DeferredCompletions.isCompletingFor(STOP);
 	}
 
-	/**
-	 * Executors with a live runner, so that calls still queued at JVM exit get their futures completed;
-	 * less those whose owner frees them at exit itself ({@link #leaveExitToOwner()}).
-	 */
-	private static final Set<DeferredCalls> LIVE = ConcurrentHashMap.newKeySet();
-
-	/** How long the exit hook waits, in all, for the continuations of the calls it dropped. */
-	static final long EXIT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
-
 	private final String name;
 
-	private final int limit;
+	private final DeferredRefusals refusals;
 
 	private final BooleanSupplier cannotWait;
 
@@ -92,7 +80,7 @@ public final class DeferredCalls {
 
 	final Runnable beforeEachCall;
 
-	private final Semaphore slots;
+	private final DeferredSlots slots;
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -136,10 +124,11 @@ public final class DeferredCalls {
 	 *        the executor)
 	 * @param onStop run on the runner when it stops, after the last call (the executor stops its
 	 *        workers there, so that a free never has to wait for it)
-	 * @throws UformException {@link Status#OUT_OF_MEMORY} when the runner thread cannot start
+	 * @param errors makes the exceptions it throws and the failures of calls it drops
+	 * @throws RuntimeException {@link Why#OUT_OF_MEMORY} when the runner thread cannot start
 	 */
-	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop) {
-		this(name, limit, cannotWait, onStop, null, Thread::start);
+	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, HostErrors errors) {
+		this(name, limit, cannotWait, onStop, null, Thread::start, errors);
 	}
 
 	/**
@@ -151,39 +140,38 @@ public final class DeferredCalls {
 	 * @param beforeEachCall run on the runner before each call, as part of it (a VRAM executor makes
 	 *        its device's context current there), or {@code null}; what it throws fails that call
 	 * @param threadStart starts one thread ({@link Thread#start()} outside tests)
+	 * @param errors makes the exceptions it throws and the failures of calls it drops
 	 */
 	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, Runnable beforeEachCall,
-			Consumer<Thread> threadStart) {
-		this(name, limit, cannotWait, onStop, beforeEachCall, threadStart, null);
+			Consumer<Thread> threadStart, HostErrors errors) {
+		this(name, limit, cannotWait, onStop, beforeEachCall, threadStart, null, errors);
 	}
 
 	/**
 	 * As the public constructor, with a hook run on the runner before each take of the next call.
 	 * @param beforeTake run under the lock before each take, or {@code null}
+	 * @param errors makes the exceptions it throws and the failures of calls it drops
 	 */
 	DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, Runnable beforeEachCall,
-			Consumer<Thread> threadStart, Runnable beforeTake) {
+			Consumer<Thread> threadStart, Runnable beforeTake, HostErrors errors) {
 		this.name = name;
+		this.refusals = new DeferredRefusals(name, errors);
 		this.beforeTake = beforeTake;
-		this.limit = limit;
 		this.cannotWait = cannotWait;
 		this.onStop = onStop;
 		this.beforeEachCall = beforeEachCall;
-		this.slots = new Semaphore(limit, true);
+		this.slots = new DeferredSlots(name, limit, errors);
 		// Not inheriting the creator's InheritableThreadLocals (as HostPool's workers do not).
 		this.runner = new Thread(null, this::runCalls, "uform-" + name + "-deferred", 0, false);
 		this.runner.setDaemon(true);
-		ExitHooks.once("uform-jvm-exit", DeferredCalls::abandonAllAtExit);
-		LIVE.add(this);
+		DeferredExit.join(this);
 		try {
 			threadStart.accept(this.runner);
 		}
 		catch (Throwable ex) {
-			LIVE.remove(this);
+			DeferredExit.leave(this);
 			if (ex instanceof OutOfMemoryError) {
-				throw new UformException(Status.OUT_OF_MEMORY, "Executor '" + name + "' could not start its deferred-call "
-						+ "thread (" + ex.getMessage() + "); raise the process's thread limit (ulimit -u, a container's pids "
-						+ "limit) or free executors you no longer use", ex);
+				throw this.refusals.runnerNotStarted((OutOfMemoryError) ex);
 			}
 			throw ex;
 		}
@@ -195,7 +183,7 @@ public final class DeferredCalls {
 	 * calls dropped under it. Calling it again does nothing more.
 	 */
 	public void leaveExitToOwner() {
-		LIVE.remove(this);
+		DeferredExit.leave(this);
 	}
 
 	/**
@@ -205,21 +193,21 @@ public final class DeferredCalls {
 	 * @param maxWait how long to wait for a slot; {@code null} waits as long as it takes,
 	 *        {@link Duration#ZERO} not at all
 	 * @return a future completed with the call's result or failure
-	 * @throws UformException {@link Status#FREED} after {@link #refuseNew} or {@link #shutdown}; {@link Status#TIMEOUT} when
+	 * @throws RuntimeException {@link Why#FREED} after {@link #refuseNew} or {@link #shutdown}; {@link Why#TIMEOUT} when
 	 *         no slot freed in time, or none was free for a thread that cannot wait;
-	 *         {@link Status#INTERRUPTED} when interrupted while waiting (the flag stays set)
+	 *         {@link Why#INTERRUPTED} when interrupted while waiting (the flag stays set)
 	 */
 	public <T> CompletableFuture<T> submit(Callable<T> call, Duration maxWait) {
 		if (call == null) {
-			throw UformException.invalid("deferred call", null, "pass a Callable or Runnable to defer()");
+			throw this.refusals.noCall();
 		}
 		if (this.closed) {
 			this.counts.reject();
-			throw closedError();
+			throw this.refusals.closed(this.freed);
 		}
 		boolean onRunner = Thread.currentThread() == this.runner;
 		boolean inTask = !onRunner && this.cannotWait.getAsBoolean();
-		acquireSlot((onRunner || inTask) ? Duration.ZERO : maxWait, onRunner, inTask);
+		this.slots.acquire((onRunner || inTask) ? Duration.ZERO : maxWait, onRunner, inTask, this.counts);
 		long accepted = System.nanoTime();
 		CompletableFuture<T> future;
 		DeferredCall<T> queued;
@@ -238,7 +226,7 @@ public final class DeferredCalls {
 			if (this.closed) {
 				this.slots.release();
 				this.counts.reject();
-				throw closedError();
+				throw this.refusals.closed(this.freed);
 			}
 			queued.sequence = this.submitted + 1;
 			try {
@@ -257,79 +245,6 @@ public final class DeferredCalls {
 			this.lock.unlock();
 		}
 		return future;
-	}
-
-	private void acquireSlot(Duration maxWait, boolean onRunner, boolean inTask) {
-		boolean acquired;
-		try {
-			// A free slot is taken without waiting, whatever the interrupt flag says: INTERRUPTED is for a
-			// thread interrupted while it waits, and one that need not wait has nothing to be interrupted in.
-			acquired = tryAcquireNow();
-			if (!acquired && maxWait == null) {
-				this.slots.acquire();
-				acquired = true;
-			}
-			else if (!acquired && !maxWait.isZero()) {
-				acquired = this.slots.tryAcquire(saturatedNanos(maxWait), TimeUnit.NANOSECONDS);
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			this.counts.reject();
-			throw new UformException(Status.INTERRUPTED, "Executor '" + this.name + "': the thread was interrupted while "
-					+ "it waited for a deferred-call slot, so the call was not submitted; its interrupt flag is still set", ex);
-		}
-		if (!acquired) {
-			this.counts.reject();
-			String why;
-			if (onRunner) {
-				why = "a deferred call deferred another while all " + this.limit + " slots were taken; it cannot wait, "
-						+ "since the slots free only as calls (itself included) finish. Raise deferredLimit or run the inner "
-						+ "work directly";
-			}
-			else if (inTask) {
-				why = "it came from inside one of its own tasks while all " + this.limit + " slots were taken; a task "
-						+ "cannot wait for a slot, since the call holding one may be waiting for this very fork. Raise "
-						+ "deferredLimit, or defer after the fork returns";
-			}
-			else {
-				why = "all " + this.limit + " deferred-call slots stayed taken for " + maxWait
-						+ "; raise deferredLimit, wait longer, or call drain() first";
-			}
-			throw new UformException(Status.TIMEOUT, "Executor '" + this.name + "' rejected a deferred call: " + why);
-		}
-	}
-
-	/**
-	 * Takes a slot if one is free now, in arrival order (the timed form; the untimed one barges past
-	 * waiting threads), with the interrupt flag set aside, since the timed form throws for a thread
-	 * whose flag is set even when a slot is free. The flag is as it was afterwards.
-	 */
-	private boolean tryAcquireNow() {
-		boolean interrupted = Thread.interrupted();
-		try {
-			return this.slots.tryAcquire(0, TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			// Cannot happen with the flag cleared; a zero wait has nothing to be interrupted in.
-			interrupted = true;
-			return false;
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/** A wait in nanoseconds, at least zero, and no overflow for a wait of centuries. */
-	private static long saturatedNanos(Duration wait) {
-		try {
-			return Math.max(0, wait.toNanos());
-		}
-		catch (ArithmeticException ex) {
-			return (wait.isNegative()) ? 0 : Long.MAX_VALUE;
-		}
 	}
 
 	private void runCalls() {
@@ -362,7 +277,7 @@ public final class DeferredCalls {
 			}
 		}
 		finally {
-			LIVE.remove(this);
+			DeferredExit.leave(this);
 			try {
 				this.onStop.run();
 			}
@@ -488,7 +403,7 @@ public final class DeferredCalls {
 	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
 	 * @return {@code true} when they all finished by the deadline
 	 * @throws InterruptedException if interrupted while waiting
-	 * @throws UformException {@link Status#INVALID_ARGUMENT} when called from a deferred call
+	 * @throws RuntimeException {@link Why#INVALID_ARGUMENT} when called from a deferred call
 	 *         (it would wait for itself)
 	 */
 	public boolean awaitSubmitted(long deadline) throws InterruptedException {
@@ -571,12 +486,8 @@ public final class DeferredCalls {
 			this.lock.unlock();
 		}
 		if (first) {
-			// Wakes every thread waiting for a slot: each takes a permit, finds the calls closed, gives the
-			// permit back and throws FREED. Without this one waits until a call finishes, for ever behind a
-			// call that never does. The permits no longer count calls from here on (see inFlight()). As
-			// many as can be: the calls still in flight give theirs back later, and the total never
-			// exceeds the limit plus this.
-			this.slots.release(Integer.MAX_VALUE - this.limit);
+			// Waiting submitters get a permit each, find the calls closed and throw FREED.
+			this.slots.openForRefusal();
 		}
 	}
 
@@ -586,12 +497,11 @@ public final class DeferredCalls {
 	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
 	 * @return {@code true} when the runner has exited
 	 * @throws InterruptedException if interrupted while waiting
-	 * @throws UformException {@link Status#INVALID_ARGUMENT} when called from a deferred call
+	 * @throws RuntimeException {@link Why#INVALID_ARGUMENT} when called from a deferred call
 	 */
 	public boolean awaitTermination(long deadline) throws InterruptedException {
 		if (Thread.currentThread() == this.runner) {
-			throw new UformException(Status.INVALID_ARGUMENT, "free() was called from inside a deferred call of '"
-					+ this.name + "', which would wait for itself; free the executor from outside it");
+			throw this.refusals.freeFromRunner();
 		}
 		if (deadline == Long.MAX_VALUE) {
 			this.runner.join();
@@ -607,7 +517,7 @@ public final class DeferredCalls {
 
 	/**
 	 * Gives up on the calls still queued: each is taken off the queue, never runs, and its future
-	 * completes exceptionally with {@link Status#FREED} (counted as cancelled) on a completion thread,
+	 * completes exceptionally with {@link Why#FREED} (counted as cancelled) on a completion thread,
 	 * never on this one: a continuation may block, or free the executor, and whoever gives up (a
 	 * bounded free, the JVM's exit) must not wait on it. The running call, if any, is left to finish.
 	 * Only after {@link #shutdown}.
@@ -631,8 +541,7 @@ public final class DeferredCalls {
 		List<CompletableFuture<?>> futures = new ArrayList<>(dropped.size());
 		CountDownLatch continued = new CountDownLatch(dropped.size());
 		for (DeferredCall<?> call : dropped) {
-			UformException error = new UformException(Status.FREED, "Executor '" + this.name + "' dropped deferred call #"
-					+ call.sequence + " before it started: " + why);
+			RuntimeException error = this.refusals.dropped(call.sequence, why);
 			settle(call, Outcome.CANCELLED);
 			// Counted finished before its future completes, unlike a call that ran: a dropped call has no
 			// result anyone drains for, and a continuation of it that drains this executor would otherwise
@@ -701,23 +610,19 @@ public final class DeferredCalls {
 	 * @param what the call refused, like {@code free()}
 	 * @return the exception to throw
 	 */
-	public UformException waitsForItself(String what) {
-		return new UformException(Status.INVALID_ARGUMENT, what + " was called from a continuation of a deferred call "
-				+ "of '" + this.name + "' that runs as the call completes, and the call counts as finished only once its "
-				+ "continuations return: it would wait for itself. Attach the continuation with an ...Async method "
-				+ "(thenRunAsync, whenCompleteAsync), or call " + what + " from outside");
+	public RuntimeException waitsForItself(String what) {
+		return this.refusals.waitFromContinuation(what);
 	}
 
 	/**
 	 * Refuses a wait for the submitted calls from a thread those calls may be waiting for: the runner,
 	 * or a continuation that runs as a call completes.
 	 * @param what the method that would wait, as the refusal names it: {@code drain()}
-	 * @throws UformException {@link Status#INVALID_ARGUMENT} on such a thread
+	 * @throws RuntimeException {@link Why#INVALID_ARGUMENT} on such a thread
 	 */
 	public void requireMayWait(String what) {
 		if (Thread.currentThread() == this.runner) {
-			throw new UformException(Status.INVALID_ARGUMENT, what + " was called from inside a deferred call of '"
-					+ this.name + "', which would wait for itself; call " + what + " from outside the executor");
+			throw this.refusals.waitFromRunner(what);
 		}
 		if (isCompletingHere()) {
 			throw waitsForItself(what);
@@ -740,16 +645,6 @@ public final class DeferredCalls {
 		return !this.runner.isAlive();
 	}
 
-	private UformException closedError() {
-		if (this.freed) {
-			return new UformException(Status.FREED,
-					"Executor '" + this.name + "' was freed; deferred calls can no longer be submitted to it");
-		}
-		return new UformException(Status.FREED, "Executor '" + this.name + "' refuses new deferred calls: it is being "
-				+ "freed (refuseDeferred() was called; a Spring application context calls it when it closes). Forks "
-				+ "still run until the executor is freed: run the work as a fork, or defer it before the close");
-	}
-
 	/**
 	 * How the calls ended and how long they waited and ran, for statistics.
 	 * @return the live counters
@@ -763,7 +658,7 @@ public final class DeferredCalls {
 	 * @return the limit
 	 */
 	public int limit() {
-		return this.limit;
+		return this.slots.limit();
 	}
 
 	/**
@@ -773,9 +668,9 @@ public final class DeferredCalls {
 	public int inFlight() {
 		// The permits first: the flood comes after closed is set, so permits read before a false closed
 		// were never flooded.
-		int available = this.slots.availablePermits();
+		int available = this.slots.available();
 		if (!this.closed) {
-			return this.limit - available;
+			return this.slots.limit() - available;
 		}
 		// Once closed the permits were flooded (see close()): count what is left instead.
 		this.lock.lock();
@@ -804,27 +699,6 @@ public final class DeferredCalls {
 		}
 		finally {
 			this.lock.unlock();
-		}
-	}
-
-	/**
-	 * At JVM exit (an {@link ExitHooks} hook), completes the futures of calls still queued. Executor
-	 * threads are daemons, so that a forgotten executor never keeps a JVM alive; without this the
-	 * futures of calls queued at exit would never complete, and whoever waits on them (a request thread, a
-	 * continuation that logs) would never hear. The continuations get up to {@link #EXIT_GRACE_NANOS}
-	 * in all to run, on completion threads; the running call is not waited for, nor a continuation past
-	 * that time (one that frees or drains the executor would wait for the running call): exit must not
-	 * hang on user code.
-	 */
-	private static void abandonAllAtExit() {
-		List<DroppedCalls> dropped = new ArrayList<>();
-		for (DeferredCalls calls : LIVE) {
-			calls.shutdown();
-			dropped.add(calls.abandonQueued("the JVM is exiting"));
-		}
-		long deadline = System.nanoTime() + EXIT_GRACE_NANOS;
-		for (DroppedCalls some : dropped) {
-			some.awaitContinued(deadline);
 		}
 	}
 }

@@ -3,8 +3,6 @@ package io.uform.host;
 import java.lang.reflect.Constructor;
 import java.util.Arrays;
 
-import io.uform.UformException;
-
 /**
  * Makes the throwable a fork rethrows when its tasks failed. For a task that failed on another
  * thread, that is a copy of the task's throwable, of the same class and with the same message, made
@@ -23,9 +21,10 @@ final class ForkFailure {
 	 * and clears them.
 	 * @param all each thread's failure, by thread index, {@code null} where it did not fail; cleared
 	 * @param executor the executor's name, for a failure that was lost
+	 * @param errors copies the API's own exceptions
 	 * @return the throwable the fork throws
 	 */
-	static Throwable ofFork(Throwable[] all, String executor) {
+	static Throwable ofFork(Throwable[] all, String executor, HostErrors errors) {
 		Throwable first = null;
 		int firstThread = -1;
 		int count = 0;
@@ -46,7 +45,7 @@ final class ForkFailure {
 				return first;
 			}
 			// Copying allocates; on a full heap it gives back the original (see ForkFailure).
-			Throwable thrown = copyForCaller(first);
+			Throwable thrown = copyForCaller(first, errors);
 			if (thrown != first) {
 				for (Throwable other : all) {
 					if (other != null && other != first) {
@@ -70,16 +69,21 @@ final class ForkFailure {
 	 * A copy of {@code failure} for the calling thread to throw, or {@code failure} itself where no
 	 * faithful copy can be made: a {@link VirtualMachineError} (copying allocates, and an out-of-memory
 	 * error must not be replaced by another), or a class without a public {@code (String, Throwable)}
-	 * or {@code (String)} constructor.
+	 * or {@code (String)} constructor. The API's own exceptions, which carry a status, {@code errors}
+	 * copies.
 	 * @param failure what a task threw
+	 * @param errors copies the API's own exceptions; {@code null} where there are none (a warm-up)
 	 * @return a copy whose cause is {@code failure}, or {@code failure}
 	 */
-	static Throwable copyForCaller(Throwable failure) {
+	static Throwable copyForCaller(Throwable failure, HostErrors errors) {
 		if (failure instanceof VirtualMachineError) {
 			return failure;
 		}
 		try {
-			Throwable copy = construct(failure);
+			Throwable copy = (errors != null) ? errors.copyForCaller(failure) : null;
+			if (copy == null) {
+				copy = construct(failure);
+			}
 			if (copy != null && copy.getClass() == failure.getClass() && copy.getCause() == failure) {
 				return copy;
 			}
@@ -92,9 +96,6 @@ final class ForkFailure {
 
 	private static Throwable construct(Throwable failure) throws ReflectiveOperationException {
 		String message = failure.getMessage();
-		if (failure.getClass() == UformException.class) {
-			return new UformException(((UformException) failure).status(), message, failure);
-		}
 		Class<? extends Throwable> type = failure.getClass();
 		try {
 			Constructor<? extends Throwable> withCause = type.getConstructor(String.class, Throwable.class);

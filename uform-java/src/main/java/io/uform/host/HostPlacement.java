@@ -5,9 +5,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import io.uform.ExecutorForRamConfig;
-import io.uform.UformException;
-
 /**
  * Where the threads of a host executor go, resolved from a config and the machine: which NUMA
  * domains, how many threads, which domain (colocation) each thread belongs to, which CPU class to
@@ -27,22 +24,35 @@ public record HostPlacement(List<NumaDomain> domains, int threads, int[] colocat
 	public static final int MAX_THREADS = 4096;
 
 	/**
+	 * What a RAM executor's config asks of the host, every field possibly absent.
+	 * @param memoryDomains the NUMA nodes to use, or {@code null} for all
+	 * @param threads threads taking part in a fork, or {@code null} to derive
+	 * @param cpuClass the CPU class to dispatch as, or {@code null} for the CPU's best
+	 * @param deferredLimit deferred calls in flight at once, or {@code null} for {@code defaultDeferredLimit}
+	 * @param defaultDeferredLimit the deferred-call limit an absent {@code deferredLimit} means
+	 */
+	public record Request(List<Integer> memoryDomains, Integer threads, String cpuClass, Integer deferredLimit,
+			int defaultDeferredLimit) {
+	}
+
+	/**
 	 * Resolves a RAM executor's config.
-	 * @param config the config, fields possibly absent
+	 * @param request what the config asks for, fields possibly absent
 	 * @param topology the machine's NUMA domains
 	 * @param cpuClasses the machine's CPU classes
 	 * @param availableProcessors the JVM's CPU count (it includes container quotas)
+	 * @param errors makes the exception for the first bad field
 	 * @return the placement
-	 * @throws UformException {@code INVALID_ARGUMENT} naming the first bad field
+	 * @throws RuntimeException {@code INVALID_ARGUMENT} naming the first bad field
 	 */
-	public static HostPlacement resolve(ExecutorForRamConfig config, NumaTopology topology, CpuClasses cpuClasses,
-			int availableProcessors) {
-		List<NumaDomain> domains = resolveDomains(config.memoryDomains(), topology);
+	public static HostPlacement resolve(Request request, NumaTopology topology, CpuClasses cpuClasses,
+			int availableProcessors, HostErrors errors) {
+		List<NumaDomain> domains = resolveDomains(request.memoryDomains(), topology, errors);
 		// The quota counts here too, not only through availableProcessors: a fixture topology has its own.
 		int cores = Math.min(topology.cpuBudget(domains), Math.max(1, availableProcessors));
-		int threads = resolveThreads(config.threads(), cores);
-		int deferredLimit = resolveDeferredLimit(config.deferredLimit());
-		String cpuClass = cpuClasses.resolve("cpuClass", config.cpuClass());
+		int threads = resolveThreads(request.threads(), cores, errors);
+		int deferredLimit = resolveDeferredLimit(request.deferredLimit(), request.defaultDeferredLimit(), errors);
+		String cpuClass = cpuClasses.resolve("cpuClass", request.cpuClass(), errors);
 		return new HostPlacement(List.copyOf(domains), threads, spread(threads, domains), cpuClass, deferredLimit);
 	}
 
@@ -56,55 +66,55 @@ public record HostPlacement(List<NumaDomain> domains, int threads, int[] colocat
 		return Math.max(1, cores - cores / 8);
 	}
 
-	private static List<NumaDomain> resolveDomains(List<Integer> requested, NumaTopology topology) {
+	private static List<NumaDomain> resolveDomains(List<Integer> requested, NumaTopology topology, HostErrors errors) {
 		if (requested == null) {
 			return topology.domains();
 		}
 		String known = topology.domains().stream().map((domain) -> String.valueOf(domain.id())).toList().toString();
 		if (requested.isEmpty()) {
-			throw UformException.invalid("memoryDomains", "[]",
+			throw errors.invalid("memoryDomains", "[]",
 					"name at least one NUMA node, or leave it unset to use every node; nodes here: " + known);
 		}
 		List<NumaDomain> domains = new ArrayList<>();
 		Set<Integer> seen = new HashSet<>();
 		for (Integer id : requested) {
 			if (id == null) {
-				throw UformException.invalid("memoryDomains", requested, "holds a null entry; list NUMA node ids from " + known);
+				throw errors.invalid("memoryDomains", requested, "holds a null entry; list NUMA node ids from " + known);
 			}
 			if (!seen.add(id)) {
-				throw UformException.invalid("memoryDomains", requested, "names node " + id + " twice; list each node once");
+				throw errors.invalid("memoryDomains", requested, "names node " + id + " twice; list each node once");
 			}
 			domains.add(topology.domain(id)
-				.orElseThrow(() -> UformException.invalid("memoryDomains", requested, "node " + id
+				.orElseThrow(() -> errors.invalid("memoryDomains", requested, "node " + id
 						+ " does not exist or has no CPU this process may use; use nodes from " + known
 						+ " (as listed in /sys/devices/system/node), or leave it unset for all of them")));
 		}
 		return domains;
 	}
 
-	private static int resolveThreads(Integer requested, int cores) {
+	private static int resolveThreads(Integer requested, int cores, HostErrors errors) {
 		if (requested == null) {
 			return defaultThreads(cores);
 		}
 		if (requested < 1) {
-			throw UformException.invalid("threads", requested, "must be at least 1 (it counts the thread that calls a fork); "
+			throw errors.invalid("threads", requested, "must be at least 1 (it counts the thread that calls a fork); "
 					+ "leave it unset for " + defaultThreads(cores) + " of the " + cores + " cores here (7/8 of them from 8 "
 					+ "cores up, every one below)");
 		}
 		if (requested > MAX_THREADS) {
-			throw UformException.invalid("threads", requested, "must be at most " + MAX_THREADS + "; this machine's domains carry "
+			throw errors.invalid("threads", requested, "must be at most " + MAX_THREADS + "; this machine's domains carry "
 					+ cores + " cores, so leave it unset for " + defaultThreads(cores));
 		}
 		return requested;
 	}
 
-	private static int resolveDeferredLimit(Integer requested) {
+	private static int resolveDeferredLimit(Integer requested, int byDefault, HostErrors errors) {
 		if (requested == null) {
-			return ExecutorForRamConfig.DEFAULT_DEFERRED_LIMIT;
+			return byDefault;
 		}
 		if (requested < 1) {
-			throw UformException.invalid("deferredLimit", requested, "must be at least 1 deferred call in flight; leave it unset for "
-					+ ExecutorForRamConfig.DEFAULT_DEFERRED_LIMIT);
+			throw errors.invalid("deferredLimit", requested, "must be at least 1 deferred call in flight; leave it unset for "
+					+ byDefault);
 		}
 		return requested;
 	}

@@ -9,47 +9,33 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
-import io.uform.Mood;
-import io.uform.ProngTask;
-import io.uform.SliceTask;
-import io.uform.ThreadTask;
-import io.uform.UformException;
-
 /**
  * The fork-join engine under a RAM executor: {@code threads - 1} worker threads plus the thread that
  * calls a fork, built for the latency of one fork rather than the throughput of many queued tasks
- * (in the spirit of ForkUnion).
+ * (in the spirit of ForkUnion). It runs the API's tasks as they are, through the {@link ForkBodies}
+ * it is given: {@code T} runs once on every thread, {@code P} for one index, {@code S} for one slice.
  *
  * <h2>How a fork runs</h2>
- * The forking thread (the <em>caller</em>, thread 0) writes the fork's descriptor, publishes it by
- * bumping {@code generation}, unparks any worker that parked, runs its own share, then waits until
- * {@code pending} reaches zero. Each worker waits for {@code generation} to move, runs its share,
- * and decrements {@code pending}. No lock is taken and nothing is allocated between the caller and
- * the workers; the descriptor is reused for every fork.
+ * The forking thread (the <em>caller</em>, thread 0) writes the fork's descriptor
+ * ({@link ForkDescriptor}), publishes it by bumping {@code generation}, unparks any worker that
+ * parked, runs its own share, then waits until every worker's share is done ({@link ForkWait}). Each
+ * worker waits for {@code generation} to move, runs its share, and counts itself done. No lock is
+ * taken and nothing is allocated between the caller and the workers; the descriptor is reused for
+ * every fork.
  *
  * <h2>Shared state and why it is safe</h2>
+ * The descriptor's fields and the threads' failures are in {@link ForkDescriptor}'s table; the
+ * caller's wait ({@code pending}, {@code waitingCaller}) and the claims on a late worker's share
+ * ({@code HostWorker.picked}, {@code HostWorker.lateIn}, {@code callerCpu}) in {@link ForkWait}'s.
+ * Here:
  * <ul>
  * <li>{@code forkLock} (fair {@link ReentrantLock}): held by the caller for the whole fork. Forks
  * from many application threads are serialised in arrival order; uncontended it costs one CAS.
- * Everything written by a caller below is written under it.</li>
- * <li>Descriptor fields {@code kind}, {@code n}, {@code threadTask}, {@code prongTask},
- * {@code sliceTask} (plain): written only by the caller, before the volatile write of
- * {@code generation}; read by workers only after their volatile read sees that new generation.
- * The volatile write/read pair is the happens-before edge that publishes them. They are not
- * rewritten until {@code pending} is back to zero, i.e. until every worker has stopped reading.</li>
+ * Everything a caller writes, here, in the descriptor and in the wait, is written under it.</li>
  * <li>{@code generation} ({@link PaddedLong}, volatile): single writer, the caller under
- * {@code forkLock}; read by all workers while they wait.</li>
- * <li>{@code pending} ({@link PaddedLong}): set to {@code threads - 1} by the caller before
- * publishing; decremented atomically by each worker after its share. The worker that takes it to
- * zero unparks the caller if the caller registered in {@code waitingCaller}.</li>
- * <li>{@code cursor} ({@link PaddedLong}): reset by the caller before publishing; claimed with
- * atomic {@code getAndAdd} by every thread in a dynamic fork.</li>
- * <li>{@code failures} (one plain slot per thread) and {@code anyFailure} (plain, only ever set to
- * {@code true} by the threads): a thread whose task throws stores the throwable in its own slot,
- * then counts {@code pending} down; the caller reads them after it has seen {@code pending} at zero,
- * which publishes them, and clears them before the next fork. Recording a failure allocates nothing
- * and calls nothing, so it cannot itself fail, even when the heap is exhausted: a worker always
- * reaches {@code shareDone}, and the caller always waits for its workers (a {@code finally}).</li>
+ * {@code forkLock}; read by all workers while they wait. Its volatile write, after the caller has
+ * written the descriptor, and a worker's volatile read of the new value are the happens-before edge
+ * that publishes the descriptor to that worker.</li>
  * <li>{@code stopRequested} (volatile) and {@code stopping} (volatile, written only under
  * {@code forkLock}): {@link #requestStop} sets the first and, if it can take the lock without
  * waiting, the second; otherwise the thread that holds the lock (a fork in progress) sets
@@ -57,70 +43,28 @@ import io.uform.UformException;
  * variable before they read the other's (Dekker again), so one of them always sets it. Workers exit
  * only when {@code stopping} is set, which never happens while a fork is in progress: a fork's
  * workers never vanish under it.</li>
- * <li>{@code HostWorker.parked} (volatile, one per worker) and {@code waitingCaller} (volatile): the
- * Dekker handshake that makes parking safe. A sleeper first writes its flag, then re-reads the
- * condition it waits for; a waker first changes the condition, then reads the flag. With both
- * volatile (sequentially consistent), at least one side sees the other, so no wake-up is lost;
- * a surplus {@link LockSupport#unpark} only leaves a permit that the next park consumes, and every
- * park sits in a loop that re-checks its condition.</li>
- * <li>{@code mood} (volatile): written by {@code drain}, read by workers between spins.</li>
+ * <li>{@code HostWorker.parked} (volatile, one per worker): the workers' half of the Dekker
+ * handshake that makes parking safe (the caller's half, {@code waitingCaller}, is in
+ * {@link ForkWait}). A worker first writes its flag, then re-reads the generation and the stop and
+ * mood flags it waits on; a waker ({@link #wakeParkedWorkers}, {@link #setGrinding},
+ * {@link #requestStop}) first changes them, then reads the flag or unparks regardless. With both
+ * volatile (sequentially consistent), at least one side sees the other, so no wake-up is lost; a
+ * surplus {@link LockSupport#unpark} only leaves a permit that the next park consumes, and every park
+ * sits in a loop that re-checks its condition.</li>
+ * <li>{@code grinding} (volatile, the executor's mood): written by {@code drain}, read by workers
+ * between spins.</li>
  * <li>{@code forks} (a plain counter read with opaque mode): single writer under {@code forkLock};
  * readers only need a recent value for statistics.</li>
- * <li>{@code HostWorker.picked} ({@link PaddedLong}, one per worker): the last generation whose share
- * is taken, claimed with a CAS by the worker when it picks the fork up, or by the caller when it
- * runs a missing worker's share itself (see Waiting). Exactly one CAS per worker and fork succeeds,
- * so exactly one thread runs each share and counts {@code pending} down for it.</li>
- * <li>{@code HostWorker.lateIn} ({@link PaddedLong}, one per worker, release write, single writer the
- * caller): the last {@code forThreads} generation that worker had not picked up by the pick-up
- * deadline. Read by the worker after its share (see Waiting).</li>
- * <li>{@code callerCpu} (plain): the caller's CPU, written on its late-worker path before it marks a
- * worker late ({@code lateIn}) or claims its share ({@code picked}); that worker reads it after it
- * has seen the mark or the claim, which publishes it. A hint: a stale value costs at most one
- * needless or missed move.</li>
  * </ul>
  *
  * <h2>Waiting</h2>
- * A waiting thread (a worker between forks, the caller at the end of a fork) backs off in three
- * steps: it spins with {@link Thread#onSpinWait()} for {@code pureSpinNanos}, then calls
- * {@link Thread#yield()} until {@link #SPIN_NANOS} have passed since it began waiting, then parks
- * and uses no CPU.
- * <ul>
- * <li>The yield step matters when a thread shares its core with its partner (a loaded machine, a
- * container quota, a caller and a worker on one core): a pure spin holds the core the partner needs
- * for the whole budget, so each fork would cost two budgets.</li>
- * <li>Yielding at once is not right either: when caller and worker both yield early, Linux tends
- * to put them on one core, which slows every fork on a machine with cores to spare. So the pure spin
- * lasts {@link #PURE_SPIN_NANOS} where each thread can have a core, and only
- * {@value #SPINS_PER_CLOCK_READ} rounds (about 2 us) where the pool has more threads than the JVM
- * has processors ({@link Runtime#availableProcessors()}: affinity mask and container quota).</li>
- * </ul>
- * A worker that has not picked a fork up {@link #PICKUP_NANOS} after it was published is not
- * running: parked, preempted, or queued behind the caller on the caller's own CPU (an application
- * thread is never pinned, so the scheduler can put it there). Waiting for it would cost a switch to
- * it and back at best, and the spin budgets of both threads at worst, so the caller claims that
- * worker's share and runs it itself; the worker, when it runs, finds its share claimed and goes back
- * to waiting, so a fork whose caller and worker share a CPU takes about its serial time rather than
- * that plus both spins ({@code benchmarks/results/2026-11-30-host-pool-waiting.md}). Not in {@code forThreads},
- * whose task must run once on every thread (a VRAM executor's device tasks need their own thread's
- * context): there the caller marks the worker late ({@code lateIn}), skips the rest of its pure spin
- * and yields at once, so a worker queued behind it gets the CPU.
+ * A waiting thread (a worker between forks, the caller at the end of a fork) spins, then yields, then
+ * parks; a caller whose worker has not picked a fork up in time runs that worker's share itself, and
+ * a worker that finds itself queued behind the caller on one CPU moves off it. {@link ForkWait} says
+ * how and why.
  * <p>
- * Sharing a CPU does not end by itself. Linux does not move a thread that ran within the last half
- * millisecond (it is "cache hot"), and with both threads busy its wake-up path does not look for an
- * idle CPU either: a caller and worker that landed on one CPU stay there for hundreds to thousands of
- * forks, each paying the pick-up deadline, while the other CPU idles. So a late worker (its share
- * claimed, or marked late) that finds itself on the caller's CPU moves off it ({@link CpuEscape}: its
- * affinity mask without that CPU, then the mask again), and one fork pays for the move instead.
- * Where it cannot tell or cannot move, it yields once, so a caller waiting for its CPU gets it at
- * once; on a CPU of its own it does neither (a yield there would only delay its next pick-up). After running a late worker's share the caller yields once too, so a worker queued behind it
- * sees that at once, rather than at the end of the caller's time slice. A pool with more threads
- * than processors never moves: there is no free CPU to move to.
- * <p>
- * A share the caller ran for a worker sees that worker's thread index and colocation, as its worker
- * would; only the thread differs (and a fork nested in it runs inline as the caller's, thread 0).
- * <p>
- * In {@link Mood#GRINDING} workers spin with {@link Thread#onSpinWait()} until the mood changes,
- * which only pays when each has its own core.
+ * While grinding ({@link #setGrinding}) workers spin with {@link Thread#onSpinWait()} until the mood
+ * changes, which only pays when each has its own core.
  *
  * <h2>Forks inside tasks</h2>
  * A fork started from inside a task of the same pool (on a worker, or on the caller while it holds
@@ -155,37 +99,15 @@ import io.uform.UformException;
  * An interrupt is a message to a thread's current task, not to the pool: a worker clears its flag
  * before each task, so an interrupt one task leaves behind never reaches the next, and an idle worker
  * parks instead of spinning. The caller's flag is the caller's and is kept.
+ *
+ * @param <T> the task a fork runs once on every thread
+ * @param <P> the task a fork runs for one index
+ * @param <S> the task a fork runs for one contiguous slice of its indices
  */
-public final class HostPool {
-
-	/**
-	 * How long a waiting thread spins with {@link Thread#onSpinWait()} before it starts yielding its
-	 * core, when each thread can have a core of its own: 5 microseconds, several times a fork's
-	 * round trip between two cores.
-	 */
-	public static final long PURE_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(5);
-
-	/** Spins between two looks at the clock (a clock read costs about as much as 64 spins). */
-	static final int SPINS_PER_CLOCK_READ = 64;
-
-	/**
-	 * How long a waiting thread stays awake (spinning, then yielding) before it parks: 50
-	 * microseconds, so back-to-back forks find the workers awake while an idle pool sleeps.
-	 */
-	public static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+public final class HostPool<T, P, S> {
 
 	/** How deep a fork probes the caller's stack first; see "A caller at the end of its stack". */
 	static final int STACK_PROBE_DEPTH = 16;
-
-	/**
-	 * How long after publishing a fork the caller still expects a spinning worker to pick it up: 4
-	 * microseconds, many cross-core round trips, and under {@link #PURE_SPIN_NANOS} so that an empty
-	 * fork still claims before its caller yields. A worker that has not picked the fork up by then is
-	 * not running: parked, preempted, or queued behind the caller on the caller's own CPU. Not 2: a
-	 * spinning worker on a virtual CPU missed that often enough to put empty {@code forSlices}' p99 at
-	 * 6x (benchmarks/results/2026-12-02-pickup-deadline.md).
-	 */
-	static final long PICKUP_NANOS = TimeUnit.MICROSECONDS.toNanos(4);
 
 	private static final VarHandle FORKS;
 
@@ -203,22 +125,15 @@ public final class HostPool {
 		warm.setRelease(warm.getAndAdd(1));
 		warm.setVolatile(warm.addAndGet(1) + warm.getVolatile());
 		warm.compareAndSet(warm.getVolatile(), 0);
-		ForkFailure.copyForCaller(new IllegalStateException("warm-up"));
+		ForkFailure.copyForCaller(new IllegalStateException("warm-up"), null);
 	}
-
-	private static final int KIND_THREADS = 0;
-
-	private static final int KIND_STATIC = 1;
-
-	private static final int KIND_DYNAMIC = 2;
-
-	private static final int KIND_SLICES = 3;
 
 	final String name;
 
-	private final int threads;
+	/** Makes the exceptions a fork and a failed start throw. */
+	private final HostErrors errors;
 
-	private final int[] colocationOfThread;
+	private final int threads;
 
 	private final HostWorker[] workers;
 
@@ -226,35 +141,17 @@ public final class HostPool {
 
 	final PaddedLong generation = new PaddedLong(0);
 
-	private final PaddedLong pending = new PaddedLong(0);
+	/** What the current fork runs; see its class comment. */
+	final ForkDescriptor<T, P, S> fork;
 
-	private final PaddedLong cursor = new PaddedLong(0);
+	/** Runs the tasks of a fork that runs inline. */
+	private final ForkBodies<T, P, S> bodies;
 
-	/** The caller's CPU when it last found a worker late; see the class comment. */
-	private int callerCpu = -1;
+	/** How the caller waits for the workers; see its class comment. */
+	final ForkWait wait;
 
-	/** Moves a late worker off the caller's CPU; {@code null} where the pool never moves one. */
-	private final CpuEscape escape;
-
-	// Fork descriptor: see the class comment for who writes it and how it is published.
-	private int kind;
-
-	private int n;
-
-	private ThreadTask threadTask;
-
-	private ProngTask prongTask;
-
-	private SliceTask sliceTask;
-
-	/** Each thread's failure in the current fork, by thread index; see the class comment. */
-	private final Throwable[] failures;
-
-	private boolean anyFailure;
-
-	private volatile Thread waitingCaller;
-
-	volatile Mood mood = Mood.PARKED;
+	/** Whether idle workers spin rather than park (the executor's mood); written by {@code drain}. */
+	volatile boolean grinding;
 
 	private volatile boolean stopRequested;
 
@@ -266,9 +163,6 @@ public final class HostPool {
 
 	private long forks;
 
-	/** How long waits spin before yielding: {@link #PURE_SPIN_NANOS}, or none when oversubscribed. */
-	final long pureSpinNanos;
-
 	/**
 	 * Starts the worker threads.
 	 * @param name the executor's name; worker threads are called {@code uform-<name>-worker-<index>}
@@ -276,11 +170,14 @@ public final class HostPool {
 	 * @param colocationOfThread for every thread index, the index of its memory domain
 	 * @param workerStart run first on each worker thread with its index (pinning hooks in here); a
 	 *        failure there, even an {@link Error}, is the hook's to report: the worker starts regardless
-	 * @throws UformException {@link UformException.Status#OUT_OF_MEMORY} when the JVM cannot start
-	 *         another thread; the workers already started are stopped and joined first
+	 * @param bodies runs the tasks
+	 * @param errors makes the exceptions it throws
+	 * @throws RuntimeException {@link HostErrors.Why#OUT_OF_MEMORY} when the JVM cannot start another
+	 *         thread; the workers already started are stopped and joined first
 	 */
-	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart) {
-		this(name, threads, colocationOfThread, workerStart, Thread::start);
+	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart,
+			ForkBodies<T, P, S> bodies, HostErrors errors) {
+		this(name, threads, colocationOfThread, workerStart, Thread::start, bodies, errors);
 	}
 
 	/**
@@ -290,9 +187,12 @@ public final class HostPool {
 	 * @param colocationOfThread for every thread index, the index of its memory domain
 	 * @param workerStart run first on each worker thread with its index
 	 * @param threadStart starts one thread ({@link Thread#start()} outside tests)
+	 * @param bodies runs the tasks
+	 * @param errors makes the exceptions it throws
 	 */
-	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart) {
-		this(name, threads, colocationOfThread, workerStart, threadStart, CpuEscape.SYSTEM);
+	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart,
+			ForkBodies<T, P, S> bodies, HostErrors errors) {
+		this(name, threads, colocationOfThread, workerStart, threadStart, CpuEscape.SYSTEM, bodies, errors);
 	}
 
 	/**
@@ -303,20 +203,22 @@ public final class HostPool {
 	 * @param workerStart run first on each worker thread with its index
 	 * @param threadStart starts one thread
 	 * @param escape how a late worker leaves the caller's CPU ({@link CpuEscape#SYSTEM} outside tests)
+	 * @param bodies runs the tasks
+	 * @param errors makes the exceptions it throws
 	 */
 	HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart,
-			CpuEscape escape) {
+			CpuEscape escape, ForkBodies<T, P, S> bodies, HostErrors errors) {
 		if (threads < 1 || colocationOfThread.length != threads) {
 			throw new IllegalArgumentException("threads " + threads + " with " + colocationOfThread.length + " colocations");
 		}
 		this.name = name;
+		this.errors = errors;
 		this.threads = threads;
 		boolean oversubscribed = threads > Runtime.getRuntime().availableProcessors();
-		this.pureSpinNanos = oversubscribed ? 0 : PURE_SPIN_NANOS;
-		this.escape = oversubscribed ? null : escape;
-		this.colocationOfThread = colocationOfThread.clone();
-		this.failures = new Throwable[threads];
+		this.bodies = bodies;
+		this.fork = new ForkDescriptor<>(threads, colocationOfThread.clone(), bodies);
 		this.workers = new HostWorker[threads];
+		this.wait = new ForkWait(this.workers, this.fork, oversubscribed, escape);
 		// The constructor returns only once every worker has run its start hook, so an executor is
 		// fully placed (and its pinning outcome known) by the time anyone can describe it.
 		CountDownLatch started = new CountDownLatch(threads - 1);
@@ -333,7 +235,7 @@ public final class HostPool {
 			// Threads already started would otherwise wait forever for a fork: stop and join them.
 			stopStarted(running);
 			if (ex instanceof OutOfMemoryError) {
-				throw new UformException(UformException.Status.OUT_OF_MEMORY, "Executor '" + name + "' could not start worker "
+				throw errors.error(HostErrors.Why.OUT_OF_MEMORY, "Executor '" + name + "' could not start worker "
 						+ running + " of its " + (threads - 1) + " (" + ex.getMessage() + "); the " + (running - 1)
 						+ " started were stopped. Ask for fewer threads, or raise the process's thread limit (ulimit -u, "
 						+ "a container's pids limit)", ex);
@@ -394,7 +296,7 @@ public final class HostPool {
 	 * @return its colocation
 	 */
 	public int colocationOf(int thread) {
-		return this.colocationOfThread[thread];
+		return this.fork.colocationOf(thread);
 	}
 
 	/**
@@ -406,11 +308,11 @@ public final class HostPool {
 	}
 
 	/**
-	 * The mood idle workers are in.
-	 * @return the current mood
+	 * Whether idle workers spin rather than park (the executor's mood).
+	 * @return {@code true} while grinding
 	 */
-	public Mood mood() {
-		return this.mood;
+	public boolean isGrinding() {
+		return this.grinding;
 	}
 
 	/**
@@ -427,13 +329,13 @@ public final class HostPool {
 	 * Runs a task once on every thread.
 	 * @param task the task
 	 */
-	public void forThreads(ThreadTask task) {
+	public void forThreads(T task) {
 		if (isInsideTask()) {
 			int thread = currentThreadIndex();
-			task.run(thread, this.colocationOfThread[thread]);
+			this.bodies.runThread(task, thread, this.fork.colocationOf(thread));
 			return;
 		}
-		fork(KIND_THREADS, this.threads, task, null, null);
+		fork(ForkDescriptor.KIND_THREADS, this.threads, task, null, null);
 	}
 
 	/**
@@ -442,7 +344,7 @@ public final class HostPool {
 	 * @param n how many indices, at least 0
 	 * @param task the task run for each index
 	 */
-	public void forN(int n, ProngTask task) {
+	public void forN(int n, P task) {
 		if (n == 0) {
 			return;
 		}
@@ -450,7 +352,7 @@ public final class HostPool {
 			runInline(n, task);
 			return;
 		}
-		fork(KIND_STATIC, n, null, task, null);
+		fork(ForkDescriptor.KIND_STATIC, n, null, task, null);
 	}
 
 	/**
@@ -459,7 +361,7 @@ public final class HostPool {
 	 * @param n how many indices, at least 0
 	 * @param task the task run for each index
 	 */
-	public void forNDynamic(int n, ProngTask task) {
+	public void forNDynamic(int n, P task) {
 		if (n == 0) {
 			return;
 		}
@@ -467,7 +369,7 @@ public final class HostPool {
 			runInline(n, task);
 			return;
 		}
-		fork(KIND_DYNAMIC, n, null, task, null);
+		fork(ForkDescriptor.KIND_DYNAMIC, n, null, task, null);
 	}
 
 	/**
@@ -476,23 +378,24 @@ public final class HostPool {
 	 * @param n how many indices, at least 0
 	 * @param task the task run for each non-empty slice
 	 */
-	public void forSlices(int n, SliceTask task) {
+	public void forSlices(int n, S task) {
 		if (n == 0) {
 			return;
 		}
 		if (isInsideTask()) {
 			int thread = currentThreadIndex();
-			task.run(0, n, thread, this.colocationOfThread[thread]);
+			this.bodies.runSlice(task, 0, n, thread, this.fork.colocationOf(thread));
 			return;
 		}
-		fork(KIND_SLICES, n, null, null, task);
+		fork(ForkDescriptor.KIND_SLICES, n, null, null, task);
 	}
 
-	private void runInline(int count, ProngTask task) {
+	private void runInline(int count, P task) {
 		int thread = currentThreadIndex();
-		int colocation = this.colocationOfThread[thread];
+		int colocation = this.fork.colocationOf(thread);
+		ForkBodies<T, P, S> run = this.bodies;
 		for (int i = 0; i < count; i++) {
-			task.run(i, thread, colocation);
+			run.runProng(task, i, thread, colocation);
 		}
 	}
 
@@ -500,59 +403,51 @@ public final class HostPool {
 		return (Thread.currentThread() instanceof HostWorker worker && worker.pool == this) ? worker.index : 0;
 	}
 
-	private void fork(int forkKind, int count, ThreadTask threads, ProngTask prongs, SliceTask slices) {
+	private void fork(int forkKind, int count, T threadTask, P prongs, S slices) {
 		// Overflows here, before anything is published, where the stack cannot hold the wait below.
 		probeStack(STACK_PROBE_DEPTH);
 		ReentrantLock lock = this.forkLock;
 		lock.lock();
 		try {
 			if (this.stopping || this.stopRequested) {
-				throw new UformException(UformException.Status.FREED,
-						"Executor '" + this.name + "' was freed; make a new executor to run more work");
+				throw this.errors.error(HostErrors.Why.FREED,
+						"Executor '" + this.name + "' was freed; make a new executor to run more work", null);
 			}
-			this.kind = forkKind;
-			this.n = count;
-			this.threadTask = threads;
-			this.prongTask = prongs;
-			this.sliceTask = slices;
+			ForkDescriptor<T, P, S> descriptor = this.fork;
+			descriptor.describe(forkKind, count, threadTask, prongs, slices);
 			FORKS.setOpaque(this, this.forks + 1);
-			this.cursor.setRelease(0);
 			long published = System.nanoTime();
+			long current = 0;
 			boolean forked = false;
 			try {
 				if (this.threads > 1) {
-					this.pending.setRelease(this.threads - 1);
-					// The volatile write below publishes the descriptor and the two resets above.
-					this.generation.setVolatile(this.generation.getVolatile() + 1);
+					this.wait.expect(this.threads - 1);
+					// The volatile write below publishes the descriptor and the count above.
+					current = this.generation.getVolatile() + 1;
+					this.generation.setVolatile(current);
 					forked = true;
 					wakeParkedWorkers();
 				}
-				runShare(0);
+				descriptor.runShare(0);
 			}
 			catch (Throwable ex) {
 				// Only an Error at a frame's entry gets here (runShare keeps the task's own failures): the
-				// calling thread's failure, thrown below once the workers are done. No call here, nor in
-				// the catch below: a call could fail in turn.
-				if (this.failures[0] == null) {
-					this.failures[0] = ex;
-				}
-				this.anyFailure = true;
+				// calling thread's failure, thrown below once the workers are done. The call records it
+				// with plain stores only, as the catch below does: anything more could fail in turn.
+				descriptor.callerFailed(ex);
 			}
 			// Whatever happened on this thread, the workers may still be reading the descriptor: the
 			// lock must not pass to the next fork before they are done.
 			if (forked) {
 				try {
-					awaitWorkers(published);
+					this.wait.awaitWorkers(published, current);
 				}
 				catch (Throwable ex) {
 					// Out of stack (or memory) in the wait itself, in spite of probeStack: wait with volatile
 					// reads, waking parked workers again on the way, since one parked before it was woken
 					// would never arrive. No onSpinWait(): in the interpreter it is a call too.
-					if (this.failures[0] == null) {
-						this.failures[0] = ex;
-					}
-					this.anyFailure = true;
-					while (this.pending.value != 0) {
+					descriptor.callerFailed(ex);
+					while (!this.wait.allDone()) {
 						try {
 							wakeParkedWorkers();
 						}
@@ -562,11 +457,9 @@ public final class HostPool {
 					}
 				}
 			}
-			this.threadTask = null;
-			this.prongTask = null;
-			this.sliceTask = null;
-			if (this.anyFailure) {
-				throwUnchecked(collectFailure());
+			descriptor.clearTasks();
+			if (descriptor.anyFailure) {
+				throwUnchecked(descriptor.collectFailure(this.name, this.errors));
 			}
 		}
 		finally {
@@ -607,15 +500,6 @@ public final class HostPool {
 	}
 
 	/**
-	 * Takes the current fork's failures (see "Failures" in the class comment) and clears them.
-	 * @return what the fork throws
-	 */
-	private Throwable collectFailure() {
-		this.anyFailure = false;
-		return ForkFailure.ofFork(this.failures, this.name);
-	}
-
-	/**
 	 * Calls itself {@code depth} levels deep and returns, so that a caller whose stack cannot hold a
 	 * fork's deepest paths gets its {@link StackOverflowError} here, before the fork takes its lock.
 	 * Those paths are five or six frames below {@code fork}: taking and releasing the lock (which
@@ -632,201 +516,6 @@ public final class HostPool {
 		for (int t = 1; t < all.length; t++) {
 			if (all[t].parked) {
 				LockSupport.unpark(all[t]);
-			}
-		}
-	}
-
-	private void awaitWorkers(long published) {
-		PaddedLong remaining = this.pending;
-		long start = System.nanoTime();
-		long current = this.generation.getVolatile();
-		int spins = 0;
-		boolean missing = false;
-		while (remaining.getVolatile() != 0) {
-			// Checked on entry too: a caller whose share took longer than PICKUP_NANOS knows at once
-			// whether a worker is missing, and a worker that shares its CPU runs only once it yields.
-			if (spins++ % SPINS_PER_CLOCK_READ == 0) {
-				long now = System.nanoTime();
-				// The pick-up first: a caller preempted past both deadlines still finds a worker that
-				// shares its CPU late, or that worker would never move off it. An oversubscribed pool has no
-				// pure spin and never claims: its workers wait for a CPU, which yielding gives them.
-				if (this.pureSpinNanos > 0 && now - published > PICKUP_NANOS && !allPickedUp(current)) {
-					missing = true;
-					break;
-				}
-				if (now - start > this.pureSpinNanos) {
-					break;
-				}
-			}
-			Thread.onSpinWait();
-		}
-		if (missing) {
-			// Written before the late worker can see its mark or its claimed share, which publish it.
-			this.callerCpu = lateForkCpu();
-			if (this.kind == KIND_THREADS) {
-				markLate(current);
-			}
-			else if (runMissingShares(current)) {
-				// A worker queued behind this thread on its CPU runs now, and finds its share taken.
-				Thread.yield();
-			}
-		}
-		long spinUntil = start + SPIN_NANOS;
-		while (remaining.getVolatile() != 0) {
-			if (System.nanoTime() - spinUntil < 0) {
-				// Yield rather than spin: if a worker shares this core it gets it now, not 50 us later.
-				Thread.yield();
-				continue;
-			}
-			this.waitingCaller = Thread.currentThread();
-			boolean interrupted = false;
-			while (remaining.getVolatile() != 0) {
-				LockSupport.park(this);
-				// park() returns at once while the interrupt flag is set: clear it so the wait
-				// sleeps instead of spinning, and restore it for the caller afterwards.
-				interrupted |= Thread.interrupted();
-			}
-			this.waitingCaller = null;
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-			return;
-		}
-	}
-
-	/** Whether every worker has picked up generation {@code current}. */
-	private boolean allPickedUp(long current) {
-		HostWorker[] all = this.workers;
-		for (int t = 1; t < all.length; t++) {
-			if (all[t].picked.getVolatile() != current) {
-				return false;
-			}
-		}
-		return true;
-	}
-
-	/**
-	 * Runs, on the caller, the share of every worker that has not picked up generation
-	 * {@code current}, claiming each with a CAS on the worker's {@code picked} so that exactly one
-	 * thread runs it. A worker that arrives later finds its share claimed and skips it. Not for
-	 * {@code forThreads}, whose task must run once on every thread.
-	 * @return whether the caller ran any share
-	 */
-	private boolean runMissingShares(long current) {
-		HostWorker[] all = this.workers;
-		boolean ran = false;
-		for (int t = 1; t < all.length; t++) {
-			PaddedLong claim = all[t].picked;
-			long before = claim.getVolatile();
-			if (before != current && claim.compareAndSet(before, current)) {
-				ran = true;
-				try {
-					runShare(t);
-				}
-				finally {
-					this.pending.addAndGet(-1);
-				}
-			}
-		}
-		return ran;
-	}
-
-	/** Marks late every worker that has not picked up {@code forThreads} generation {@code current}. */
-	private void markLate(long current) {
-		HostWorker[] all = this.workers;
-		for (int t = 1; t < all.length; t++) {
-			if (all[t].picked.getVolatile() != current) {
-				all[t].lateIn.setRelease(current);
-			}
-		}
-	}
-
-	/** Counts a fork with a late worker and gives the caller's CPU, or -1; never throws. */
-	private int lateForkCpu() {
-		CpuEscape cpus = this.escape;
-		if (cpus == null) {
-			return -1;
-		}
-		try {
-			cpus.lateFork();
-			return cpus.currentCpu();
-		}
-		catch (Throwable ex) {
-			// Out of memory or stack in the count or the native call: the move is a hint, the fork is not.
-			return -1;
-		}
-	}
-
-	/**
-	 * Called on a worker that was late for a fork: moves it off the caller's CPU if it is there; where
-	 * it cannot tell or cannot move, yields once (see "Waiting" in the class comment). Never throws: a
-	 * worker that died here would leave every later fork waiting for it.
-	 */
-	void afterLate() {
-		try {
-			CpuEscape cpus = this.escape;
-			int cpu = (cpus != null) ? cpus.currentCpu() : -1;
-			int callers = this.callerCpu;
-			if (cpu >= 0 && callers >= 0 && (cpu != callers || cpus.leave(cpu))) {
-				// Moved, or on a CPU of its own already: nobody waits for this one.
-				return;
-			}
-			Thread.yield();
-		}
-		catch (Throwable ex) {
-			// Out of memory or stack in the native call (a task may have filled the heap): stay and serve.
-		}
-	}
-
-	/** Runs thread {@code thread}'s share of the current fork; never throws. */
-	void runShare(int thread) {
-		int colocation = this.colocationOfThread[thread];
-		try {
-			switch (this.kind) {
-				case KIND_THREADS -> this.threadTask.run(thread, colocation);
-				case KIND_STATIC -> {
-					int first = sliceStart(thread);
-					int end = sliceStart(thread + 1);
-					ProngTask task = this.prongTask;
-					for (int i = first; i < end; i++) {
-						task.run(i, thread, colocation);
-					}
-				}
-				case KIND_DYNAMIC -> {
-					ProngTask task = this.prongTask;
-					int count = this.n;
-					PaddedLong next = this.cursor;
-					for (long i = next.getAndAdd(1); i < count; i = next.getAndAdd(1)) {
-						task.run((int) i, thread, colocation);
-					}
-				}
-				case KIND_SLICES -> {
-					int first = sliceStart(thread);
-					int end = sliceStart(thread + 1);
-					if (end > first) {
-						this.sliceTask.run(first, end - first, thread, colocation);
-					}
-				}
-				default -> throw new IllegalStateException("fork kind " + this.kind);
-			}
-		}
-		catch (Throwable ex) {
-			// A plain store into this thread's own slot: no allocation, no call, so it cannot fail.
-			this.failures[thread] = ex;
-			this.anyFailure = true;
-		}
-	}
-
-	private int sliceStart(int thread) {
-		return (int) ((long) thread * this.n / this.threads);
-	}
-
-	/** Called by a worker after its share: the last one wakes the caller if it parked. */
-	void shareDone() {
-		if (this.pending.addAndGet(-1) == 0) {
-			Thread caller = this.waitingCaller;
-			if (caller != null) {
-				LockSupport.unpark(caller);
 			}
 		}
 	}
@@ -851,11 +540,11 @@ public final class HostPool {
 	}
 
 	/**
-	 * Sets what idle workers do: spin ({@link Mood#GRINDING}) or sleep ({@link Mood#PARKED}).
-	 * @param newMood the mood
+	 * Sets what idle workers do: spin (grinding) or sleep.
+	 * @param spin {@code true} to spin, {@code false} to park
 	 */
-	public void setMood(Mood newMood) {
-		this.mood = newMood;
+	public void setGrinding(boolean spin) {
+		this.grinding = spin;
 		// Parked workers only notice a mood change when woken; grinding ones poll it.
 		for (int t = 1; t < this.workers.length; t++) {
 			LockSupport.unpark(this.workers[t]);
@@ -864,7 +553,7 @@ public final class HostPool {
 
 	/**
 	 * Refuses new forks and tells the workers to exit once the fork in progress, if any, is done;
-	 * never waits. Later forks fail with {@link UformException.Status#FREED}. Calling it again does
+	 * never waits. Later forks fail with {@link HostErrors.Why#FREED}. Calling it again does
 	 * nothing more.
 	 */
 	public void requestStop() {
@@ -899,7 +588,7 @@ public final class HostPool {
 
 	/**
 	 * Waits for the fork in progress, stops every worker and joins it. Later forks fail with
-	 * {@link UformException.Status#FREED}. Calling it again does nothing more.
+	 * {@link HostErrors.Why#FREED}. Calling it again does nothing more.
 	 * @throws InterruptedException if interrupted while joining; the workers are stopping regardless
 	 */
 	public void stop() throws InterruptedException {

@@ -4,18 +4,21 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
 
-import io.uform.Mood;
-
 /**
  * One worker thread of a {@link HostPool}: waits for a generation, runs its share, reports done. Its
- * fields are part of the pool's shared state; the pool's class comment says who writes each and why
- * that is safe.
+ * fields are part of the pool's shared state: {@code parked} is in {@link HostPool}'s table,
+ * {@code picked} and {@code lateIn} in {@link ForkWait}'s, which say who writes each and why that is
+ * safe.
  */
 final class HostWorker extends Thread {
 
-	final HostPool pool;
+	final HostPool<?, ?, ?> pool;
 
 	final int index;
+
+	private final ForkDescriptor<?, ?, ?> fork;
+
+	private final ForkWait wait;
 
 	private final IntConsumer start;
 
@@ -29,12 +32,14 @@ final class HostWorker extends Thread {
 	/** The last {@code forThreads} generation the caller found this worker late for. */
 	final PaddedLong lateIn = new PaddedLong(0);
 
-	HostWorker(HostPool pool, int index, IntConsumer start, CountDownLatch started) {
+	HostWorker(HostPool<?, ?, ?> pool, int index, IntConsumer start, CountDownLatch started) {
 		// Not inheriting the creator's InheritableThreadLocals: an executor made inside a request would
 		// otherwise run every later task with that request's security context, MDC or locale.
 		super(null, null, "uform-" + pool.name + "-worker-" + index, 0, false);
 		this.pool = pool;
 		this.index = index;
+		this.fork = pool.fork;
+		this.wait = pool.wait;
 		this.start = start;
 		this.started = started;
 		setDaemon(true);
@@ -52,7 +57,7 @@ final class HostWorker extends Thread {
 		finally {
 			this.started.countDown();
 		}
-		HostPool owner = this.pool;
+		HostPool<?, ?, ?> owner = this.pool;
 		long seen = 0;
 		while (true) {
 			long next = awaitGeneration(owner, seen);
@@ -64,25 +69,25 @@ final class HostWorker extends Thread {
 			long before = claim.getVolatile();
 			if (before >= next || !claim.compareAndSet(before, next)) {
 				// The caller found this worker missing and ran its share itself.
-				owner.afterLate();
+				this.wait.afterLate();
 				continue;
 			}
 			// An interrupt left by the previous task is not this task's (see the pool's class comment).
 			Thread.interrupted();
 			try {
-				owner.runShare(this.index);
+				this.fork.runShare(this.index);
 			}
 			finally {
-				owner.shareDone();
+				this.wait.shareDone();
 			}
 			if (this.lateIn.getVolatile() == next) {
-				owner.afterLate();
+				this.wait.afterLate();
 			}
 		}
 	}
 
 	/** Returns the new generation, or {@code seen} when the pool is stopping. */
-	private long awaitGeneration(HostPool owner, long seen) {
+	private long awaitGeneration(HostPool<?, ?, ?> owner, long seen) {
 		PaddedLong generation = owner.generation;
 		int spins = 0;
 		long spinUntil = 0;
@@ -95,22 +100,22 @@ final class HostWorker extends Thread {
 			if (owner.stopping) {
 				return seen;
 			}
-			if (owner.mood == Mood.GRINDING) {
+			if (owner.grinding) {
 				Thread.onSpinWait();
 				// Back from grinding, the backoff starts afresh.
 				spins = 0;
 				spinUntil = 0;
 				continue;
 			}
-			if (++spins % HostPool.SPINS_PER_CLOCK_READ != 0) {
+			if (++spins % ForkWait.SPINS_PER_CLOCK_READ != 0) {
 				Thread.onSpinWait();
 				continue;
 			}
 			long now = System.nanoTime();
 			if (spinUntil == 0) {
 				// The first clock read starts the budget: ~64 spins late, which is noise.
-				spinUntil = now + HostPool.SPIN_NANOS;
-				pureUntil = now + owner.pureSpinNanos;
+				spinUntil = now + ForkWait.SPIN_NANOS;
+				pureUntil = now + this.wait.pureSpinNanos;
 			}
 			if (now - pureUntil < 0) {
 				continue;
@@ -124,7 +129,7 @@ final class HostWorker extends Thread {
 			// set it would make park() return at once and the idle worker spin.
 			Thread.interrupted();
 			this.parked = true;
-			if (generation.getVolatile() == seen && !owner.stopping && owner.mood == Mood.PARKED) {
+			if (generation.getVolatile() == seen && !owner.stopping && !owner.grinding) {
 				LockSupport.park(owner);
 			}
 			this.parked = false;

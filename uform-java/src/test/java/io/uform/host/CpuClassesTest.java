@@ -56,7 +56,7 @@ class CpuClassesTest {
 		CpuClasses classes = CpuClasses.read(Fixtures.root(fixture));
 		assertThat(classes.available()).containsExactlyElementsOf(available);
 		assertThat(classes.best()).isEqualTo(best);
-		assertThat(classes.resolve("cpuClass", null)).isEqualTo(best);
+		assertThat(classes.resolve("cpuClass", null, Fixtures.ERRORS)).isEqualTo(best);
 	}
 
 	@Test
@@ -94,7 +94,7 @@ class CpuClassesTest {
 	@Test
 	void aClassIsAvailableExactlyWhenAllItsFlagsArePresent() {
 		for (String cpuClass : CpuClasses.known()) {
-			Set<String> needs = CpuClasses.requiredFlags(cpuClass);
+			Set<String> needs = CpuClasses.requiredFlags(cpuClass, Fixtures.ERRORS);
 			CpuClasses exact = CpuClasses.fromCpuinfo("flags\t\t: " + String.join(" ", needs) + "\n");
 			assertThat(exact.available()).as(cpuClass).contains(cpuClass);
 			for (String flag : needs) {
@@ -111,10 +111,11 @@ class CpuClassesTest {
 		assertThat(CpuClasses.known()).first().isEqualTo("serial");
 		assertThat(CpuClasses.known().subList(1, CpuClasses.known().size()))
 			.allSatisfy((name) -> assertThat(name).matches("(intel|amd|arm)-[a-z0-9]+"));
-		assertThat(CpuClasses.requiredFlags("amd-turin")).containsAll(CpuClasses.requiredFlags("amd-genoa"));
-		assertThat(CpuClasses.requiredFlags("intel-sapphirerapids")).containsAll(CpuClasses.requiredFlags("amd-genoa"))
+		Set<String> genoa = CpuClasses.requiredFlags("amd-genoa", Fixtures.ERRORS);
+		assertThat(CpuClasses.requiredFlags("amd-turin", Fixtures.ERRORS)).containsAll(genoa);
+		assertThat(CpuClasses.requiredFlags("intel-sapphirerapids", Fixtures.ERRORS)).containsAll(genoa)
 			.doesNotContain("avx512_vp2intersect");
-		assertThat(CpuClasses.requiredFlags("arm-sve")).doesNotContain("i8mm", "asimddp");
+		assertThat(CpuClasses.requiredFlags("arm-sve", Fixtures.ERRORS)).doesNotContain("i8mm", "asimddp");
 	}
 
 	@Test
@@ -142,7 +143,8 @@ class CpuClassesTest {
 	@Test
 	void anUnknownClassAskedOfTheVocabularyOffersNoDefaultToFallBackOn() {
 		// requiredFlags has no CPU, so no best class to leave the field unset for.
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> CpuClasses.requiredFlags("fastest"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> CpuClasses.requiredFlags("fastest", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix()).startsWith("not a CPU class uform knows, nor close to one; ")
 				.doesNotContain("unset"));
 	}
@@ -156,7 +158,8 @@ class CpuClassesTest {
 	@Test
 	void unknownClassIsInvalidAndListsTheClassesThisCpuOffers() {
 		CpuClasses classes = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> classes.resolve("cpuClass", "intel-pentium"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> classes.resolve("cpuClass", "intel-pentium", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.status()).isEqualTo(UformException.Status.INVALID_ARGUMENT))
 			.satisfies((ex) -> assertThat(ex.field()).isEqualTo("cpuClass"))
 			.satisfies((ex) -> assertThat(ex.value()).isEqualTo("'intel-pentium'"))
@@ -164,7 +167,8 @@ class CpuClassesTest {
 			.withMessageContaining("'intel-pentium'")
 			.withMessageContaining(String.join(", ", classes.available()))
 			.withMessageNotContaining(String.join(", ", X86));
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> CpuClasses.requiredFlags("haswell"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> CpuClasses.requiredFlags("haswell", Fixtures.ERRORS))
 			.withMessageContaining("intel-haswell");
 	}
 
@@ -182,7 +186,8 @@ class CpuClassesTest {
 	@Test
 	void typoOnX86SuggestsTheNearestClassAndListsTheX86Classes() {
 		CpuClasses zen4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"), "aarch64");
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "intel-haswel"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> zen4.resolve("cpuClass", "intel-haswel", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo(
 					"not a CPU class uform knows; did you mean intel-haswell? This x86-64 CPU offers "
 							+ String.join(", ", zen4.available()) + " (or leave it unset for amd-genoa)"))
@@ -193,22 +198,25 @@ class CpuClassesTest {
 	@Test
 	void sameTypoOnAarch64ListsTheArmClassesAndSaysTheSuggestionIsForX86() {
 		CpuClasses graviton3 = CpuClasses.read(Fixtures.root("neoverse-v1-graviton3"), "amd64");
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> graviton3.resolve("cpuClass", "intel-haswel"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> graviton3.resolve("cpuClass", "intel-haswel", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo(
 					"not a CPU class uform knows; did you mean intel-haswell? It is for x86-64 CPUs; "
 							+ "this aarch64 CPU offers "
 							+ String.join(", ", graviton3.available()) + " (or leave it unset for arm-sve)"));
 		assertThatExceptionOfType(UformException.class)
-			.isThrownBy(() -> graviton3.resolve("cpuClass", "intel-sapphirerapid"))
+			.isThrownBy(() -> graviton3.resolve("cpuClass", "intel-sapphirerapid", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix()).startsWith("not a CPU class uform knows; "
 					+ "did you mean intel-sapphirerapids? It is for x86-64 CPUs; this aarch64 "));
 		CpuClasses zen4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "sve3"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> zen4.resolve("cpuClass", "sve3", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix()).startsWith("not a CPU class uform knows; "
 					+ "did you mean arm-sve or arm-sve2? They are for aarch64 CPUs; this x86-64 "));
 		// An aarch64 machine whose cpuinfo says nothing: os.arch decides.
 		CpuClasses bare = CpuClasses.fromCpuinfo("", "aarch64");
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> bare.resolve("cpuClass", "arm-sve3"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> bare.resolve("cpuClass", "arm-sve3", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo(
 					"not a CPU class uform knows; did you mean arm-sve or arm-sve2? This aarch64 CPU offers "
 							+ "serial (or leave it unset for serial)"));
@@ -218,12 +226,14 @@ class CpuClassesTest {
 	void thisArchitecturesNearestNamesComeFirst() {
 		// 'amd-geon' is two edits from amd-genoa and from arm-neon.
 		CpuClasses zen4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "amd-geon"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> zen4.resolve("cpuClass", "amd-geon", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix())
 				.startsWith("not a CPU class uform knows; did you mean amd-genoa or arm-neon? "
 						+ "arm-neon is for aarch64 CPUs; "));
 		CpuClasses graviton3 = CpuClasses.read(Fixtures.root("neoverse-v1-graviton3"));
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> graviton3.resolve("cpuClass", "amd-geon"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> graviton3.resolve("cpuClass", "amd-geon", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix())
 				.startsWith("not a CPU class uform knows; did you mean arm-neon or amd-genoa? "
 						+ "amd-genoa is for x86-64 CPUs; "));
@@ -232,23 +242,27 @@ class CpuClassesTest {
 	@Test
 	void aNameWithoutItsVendorOrInAnotherCaseIsNearItsClass() {
 		CpuClasses zen4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "haswell"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> zen4.resolve("cpuClass", "haswell", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix())
 				.startsWith("not a CPU class uform knows; did you mean intel-haswell? "));
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "AMD-Genoa"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> zen4.resolve("cpuClass", "AMD-Genoa", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix()).startsWith("not a CPU class uform knows; did you mean amd-genoa? "));
 	}
 
 	@Test
 	void garbageSuggestsNothingAndListsThisArchitecturesClasses() {
 		CpuClasses zen4 = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> zen4.resolve("cpuClass", "fastest"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> zen4.resolve("cpuClass", "fastest", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo("not a CPU class uform knows, nor close to one; "
 					+ "this x86-64 CPU offers " + String.join(", ", zen4.available()) + " (or leave it unset for amd-genoa)")
 				.as("only the classes this CPU offers: a class it lacks would fail next")
 				.doesNotContain("intel-sapphirerapids", "intel-sapphireamx", "amd-turin"));
 		CpuClasses graviton2 = CpuClasses.read(Fixtures.root("neoverse-n1-graviton2"));
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> graviton2.resolve("cpuClass", "fastest"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> graviton2.resolve("cpuClass", "fastest", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo("not a CPU class uform knows, nor close to one; "
 					+ "this aarch64 CPU offers " + String.join(", ", graviton2.available())
 					+ " (or leave it unset for arm-neonhalf)").doesNotContain("arm-sve"));
@@ -257,7 +271,8 @@ class CpuClassesTest {
 	@Test
 	void anotherArchitectureListsEveryClass() {
 		CpuClasses power = CpuClasses.fromCpuinfo("", "ppc64le");
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> power.resolve("cpuClass", "fastest"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> power.resolve("cpuClass", "fastest", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.fix()).isEqualTo("not a CPU class uform knows, nor close to one; "
 					+ "this CPU offers serial (or leave it unset for serial)"));
 	}
@@ -266,22 +281,24 @@ class CpuClassesTest {
 	void classThisCpuLacksListsTheMissingFlagsAndTheAvailableClasses() {
 		CpuClasses classes = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
 		assertThatExceptionOfType(UformException.class)
-			.isThrownBy(() -> classes.resolve("cpuClass", "intel-sapphirerapids"))
+			.isThrownBy(() -> classes.resolve("cpuClass", "intel-sapphirerapids", Fixtures.ERRORS))
 			.satisfies((ex) -> assertThat(ex.status()).isEqualTo(UformException.Status.INVALID_ARGUMENT))
 			.withMessageContaining("lacks avx512_fp16;")
 			.withMessageContaining("serial, intel-haswell, intel-skylake, intel-icelake, amd-genoa")
 			.withMessageContaining("leave it unset for amd-genoa");
 		CpuClasses graviton3 = CpuClasses.read(Fixtures.root("neoverse-v1-graviton3"));
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> graviton3.resolve("cpuClass", "arm-sve2"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> graviton3.resolve("cpuClass", "arm-sve2", Fixtures.ERRORS))
 			.withMessageContaining("lacks sve2;");
-		assertThatExceptionOfType(UformException.class).isThrownBy(() -> graviton3.resolve("cpuClass", "intel-haswell"))
+		assertThatExceptionOfType(UformException.class)
+			.isThrownBy(() -> graviton3.resolve("cpuClass", "intel-haswell", Fixtures.ERRORS))
 			.withMessageContaining("lacks avx2 f16c fma;");
 	}
 
 	@Test
 	void availableClassResolvesToItself() {
 		CpuClasses classes = CpuClasses.read(Fixtures.root("zen4-epyc-9654"));
-		assertThat(classes.resolve("cpuClass", "intel-icelake")).isEqualTo("intel-icelake");
-		assertThat(classes.resolve("cpuClass", "serial")).isEqualTo("serial");
+		assertThat(classes.resolve("cpuClass", "intel-icelake", Fixtures.ERRORS)).isEqualTo("intel-icelake");
+		assertThat(classes.resolve("cpuClass", "serial", Fixtures.ERRORS)).isEqualTo("serial");
 	}
 }

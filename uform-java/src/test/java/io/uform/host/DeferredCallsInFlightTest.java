@@ -24,7 +24,7 @@ class DeferredCallsInFlightTest {
 		// Before the fix the first hit came within a few hundred rounds.
 		for (int round = 0; round < 1000 && outside.get() == 0; round++) {
 			DeferredCalls calls = new DeferredCalls("race-" + round, 4, () -> false, () -> {
-			});
+			}, Fixtures.ERRORS);
 			AtomicBoolean stop = new AtomicBoolean();
 			AtomicBoolean started = new AtomicBoolean();
 			Thread reader = new Thread(() -> {

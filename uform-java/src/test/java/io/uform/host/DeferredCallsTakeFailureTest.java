@@ -33,7 +33,7 @@ class DeferredCallsTakeFailureTest {
 			}
 		};
 		DeferredCalls calls = new DeferredCalls("take-oom", 4, () -> false, () -> stopped.set(true), null, Thread::start,
-				beforeTake);
+				beforeTake, Fixtures.ERRORS);
 		try {
 			assertThat(calls.submit(() -> "first", null).get(5, TimeUnit.SECONDS)).isEqualTo("first");
 			armed.set(true);

@@ -5,12 +5,59 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.uform.ProngTask;
+import io.uform.SliceTask;
+import io.uform.ThreadTask;
+import io.uform.UformException;
+
 /**
  * Fixture machines under {@code src/test/resources/hardware/<name>/}, each laid out as a root
  * directory ({@code proc/cpuinfo}, {@code proc/self/status}, {@code sys/devices/system/node},
  * {@code sys/fs/cgroup}) for the readers that take one.
  */
 final class Fixtures {
+
+	/**
+	 * The runtime's refusals as the API makes them ({@link UformException}, with the status named
+	 * alike), so that these tests check what a user of the API gets.
+	 */
+	static final HostErrors ERRORS = new HostErrors() {
+
+		@Override
+		public RuntimeException error(Why why, String message, Throwable cause) {
+			return new UformException(UformException.Status.valueOf(why.name()), message, cause);
+		}
+
+		@Override
+		public RuntimeException invalid(String field, Object value, String fix) {
+			return UformException.invalid(field, value, fix);
+		}
+
+		@Override
+		public Throwable copyForCaller(Throwable failure) {
+			return (failure.getClass() == UformException.class)
+					? new UformException(((UformException) failure).status(), failure.getMessage(), failure) : null;
+		}
+	};
+
+	/** Runs the API's task types, as the API's own bodies do. */
+	static final ForkBodies<ThreadTask, ProngTask, SliceTask> BODIES = new ForkBodies<>() {
+
+		@Override
+		public void runThread(ThreadTask task, int thread, int colocation) {
+			task.run(thread, colocation);
+		}
+
+		@Override
+		public void runProng(ProngTask task, int index, int thread, int colocation) {
+			task.run(index, thread, colocation);
+		}
+
+		@Override
+		public void runSlice(SliceTask task, int first, int count, int thread, int colocation) {
+			task.run(first, count, thread, colocation);
+		}
+	};
 
 	private Fixtures() {
 	}

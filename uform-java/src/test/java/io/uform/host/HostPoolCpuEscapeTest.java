@@ -149,8 +149,8 @@ class HostPoolCpuEscapeTest {
 	 */
 	private Shared shareOneCpu(int threads, CpuEscape escape, int maxForks, boolean pinWorker) throws Exception {
 		Shared shared = new Shared();
-		HostPool pool = new HostPool("escape-test", threads, new int[threads], (thread) -> {
-		}, Thread::start, escape);
+		var pool = new HostPool<>("escape-test", threads, new int[threads], (thread) -> {
+		}, Thread::start, escape, Fixtures.BODIES, Fixtures.ERRORS);
 		Thread caller = new Thread(() -> {
 			try {
 				AtomicInteger workerCpu = new AtomicInteger(-1);

@@ -19,7 +19,7 @@ class HostPoolStartTest {
 	@Test
 	void constructorReturnsOnlyAfterEveryWorkerRanItsStartHook() throws Exception {
 		AtomicIntegerArray hookDone = new AtomicIntegerArray(4);
-		HostPool pool = new HostPool("start-test", 4, new int[4], (thread) -> {
+		var pool = new HostPool<>("start-test", 4, new int[4], (thread) -> {
 			try {
 				Thread.sleep(30);
 			}
@@ -27,7 +27,7 @@ class HostPoolStartTest {
 				Thread.currentThread().interrupt();
 			}
 			hookDone.set(thread, 1);
-		});
+		}, Fixtures.BODIES, Fixtures.ERRORS);
 		try {
 			for (int t = 1; t < 4; t++) {
 				assertThat(hookDone.get(t)).as("worker %d's hook", t).isEqualTo(1);
@@ -53,7 +53,7 @@ class HostPoolStartTest {
 	}
 
 	private static void assertServesAfterAFailingStartHook(IntConsumer hook) throws InterruptedException {
-		HostPool pool = new HostPool("start-fail", 3, new int[3], hook);
+		var pool = new HostPool<>("start-fail", 3, new int[3], hook, Fixtures.BODIES, Fixtures.ERRORS);
 		try {
 			AtomicIntegerArray visits = new AtomicIntegerArray(30);
 			pool.forN(30, (index, thread, colocation) -> visits.incrementAndGet(index));

@@ -110,8 +110,9 @@ class LinuxThreadPinnerTest {
 		// machine whose only NUMA domain holds every CPU (where a pinned worker looks unpinned).
 		int[] before = ThreadPinner.system().currentThreadAffinity().orElseThrow();
 		int[] target = { before[before.length - 1] };
-		HostPool pool = new HostPool("pin-test", 2, new int[] { 0, 0 },
-				(thread) -> ThreadPinner.system().pinCurrentThread(target));
+		var pool = new HostPool<>("pin-test", 2, new int[] { 0, 0 },
+				(thread) -> ThreadPinner.system().pinCurrentThread(target), Fixtures.BODIES,
+				Fixtures.ERRORS);
 		try {
 			AtomicReference<int[]> worker = new AtomicReference<>();
 			pool.forThreads((thread, colocation) -> {
