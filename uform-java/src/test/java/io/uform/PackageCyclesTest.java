@@ -31,13 +31,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PackageCyclesTest {
 
-	/**
-	 * The one cycle allowed for now: {@code io.uform} and {@code io.uform.host}, which the split of the
-	 * host pool breaks. Delete this set, and its use below, when that work lands.
-	 */
-	private static final Set<String> HOST_PAIR_UNTIL_THE_HOST_SPLIT_LANDS = Set.of("io.uform -> io.uform.host",
-			"io.uform.host -> io.uform");
-
 	private static final Path MAIN_SOURCES = Path.of("src/main/java");
 
 	@Test
@@ -52,7 +45,6 @@ class PackageCyclesTest {
 		assertThat(graph.packages()).as("the packages read").contains("io.uform", "io.uform.gpu", "io.uform.mesh",
 				"io.uform.host", "io.uform.failure", "io.uform.cli");
 		assertThat(graph.edges()).as("a dependency the graph must see").containsKey("io.uform -> io.uform.gpu");
-		graph.edges().keySet().removeAll(HOST_PAIR_UNTIL_THE_HOST_SPLIT_LANDS);
 		assertThat(graph.cycles()).as("packages that depend on each other, with where").isEmpty();
 	}
 

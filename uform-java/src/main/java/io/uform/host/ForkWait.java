@@ -25,6 +25,11 @@ import java.util.concurrent.locks.LockSupport;
  * <li>{@code HostWorker.lateIn} ({@link PaddedLong}, one per worker, release write, single writer the
  * caller): the last {@code forThreads} generation that worker had not picked up by the pick-up
  * deadline. Read by the worker after its share.</li>
+ * <li>{@code HostWorker.arrived} ({@link PaddedLong}, opaque, single writer the worker): the last
+ * generation the worker has seen, written as it sees it. Read by the caller only after it ran that
+ * worker's share, against {@code HostWorker.claimedBy} and {@code claimedLastFork} (plain, the caller's
+ * alone under the pool's fork lock). A hint: a stale value costs one claim the worker did not need, or
+ * one pick-up deadline waited out; the claim itself is still the CAS on {@code picked}.</li>
  * <li>{@code callerCpu} (plain): the caller's CPU, written on its late-worker path before it marks a
  * worker late ({@code lateIn}) or claims its share ({@code picked}); that worker reads it after it
  * has seen the mark or the claim, which publishes it. A hint: a stale value costs at most one
@@ -54,7 +59,10 @@ import java.util.concurrent.locks.LockSupport;
  * it and back at best, and the spin budgets of both threads at worst, so the caller claims that
  * worker's share and runs it itself; the worker, when it runs, finds its share claimed and goes back
  * to waiting, so a fork whose caller and worker share a CPU takes about its serial time rather than
- * that plus both spins ({@code benchmarks/results/2026-11-30-host-pool-waiting.md}). Not in {@code forThreads},
+ * that plus both spins ({@code benchmarks/results/2026-11-30-host-pool-waiting.md}). A worker whose
+ * share was claimed and that has not been seen since is still away, so the next forks claim its share
+ * at once instead of waiting out the deadline in each; once it has seen a fork, it is waited for again.
+ * Not in {@code forThreads},
  * whose task must run once on every thread (a VRAM executor's device tasks need their own thread's
  * context): there the caller marks the worker late ({@code lateIn}), skips the rest of its pure spin
  * and yields at once, so a worker queued behind it gets the CPU.
@@ -117,6 +125,9 @@ final class ForkWait {
 
 	private volatile Thread waitingCaller;
 
+	/** Whether the caller ran a missing worker's share in the last fork; the caller's alone, under the fork lock. */
+	private boolean claimedLastFork;
+
 	/** The caller's CPU when it last found a worker late; see the class comment. */
 	private int callerCpu = -1;
 
@@ -164,6 +175,15 @@ final class ForkWait {
 		long start = System.nanoTime();
 		int spins = 0;
 		boolean missing = false;
+		if (this.claimedLastFork) {
+			// Claimed at once: waiting PICKUP_NANOS for a worker already known to be away would add that
+			// wait to every fork of its absence.
+			this.claimedLastFork = false;
+			if (remaining.getVolatile() != 0 && this.fork.kind != ForkDescriptor.KIND_THREADS
+					&& runSharesOfAway(current)) {
+				this.claimedLastFork = true;
+			}
+		}
 		while (remaining.getVolatile() != 0) {
 			// Checked on entry too: a caller whose share took longer than PICKUP_NANOS knows at once
 			// whether a worker is missing, and a worker that shares its CPU runs only once it yields.
@@ -189,6 +209,7 @@ final class ForkWait {
 				markLate(current);
 			}
 			else if (runMissingShares(current)) {
+				this.claimedLastFork = true;
 				// A worker queued behind this thread on its CPU runs now, and finds its share taken.
 				Thread.yield();
 			}
@@ -238,19 +259,47 @@ final class ForkWait {
 		HostWorker[] all = this.workers;
 		boolean ran = false;
 		for (int t = 1; t < all.length; t++) {
-			PaddedLong claim = all[t].picked;
-			long before = claim.getVolatile();
-			if (before != current && claim.compareAndSet(before, current)) {
+			if (claimAndRun(t, current)) {
+				all[t].claimedBy = current;
 				ran = true;
-				try {
-					this.fork.runShare(t);
-				}
-				finally {
-					this.pending.addAndGet(-1);
-				}
 			}
 		}
 		return ran;
+	}
+
+	/**
+	 * Runs, on the caller, the share of every worker whose share it claimed in the last fork and that
+	 * has not come back since (its {@code arrived} is behind that claim): it is still not running, so
+	 * waiting {@link #PICKUP_NANOS} for it would add that wait to every fork of its absence. A worker
+	 * that has come back is waited for as usual, so a claim never makes the next one.
+	 * @return whether the caller ran any share
+	 */
+	private boolean runSharesOfAway(long current) {
+		HostWorker[] all = this.workers;
+		boolean ran = false;
+		for (int t = 1; t < all.length; t++) {
+			HostWorker worker = all[t];
+			if (worker.arrived.getOpaque() < worker.claimedBy) {
+				ran |= claimAndRun(t, current);
+			}
+		}
+		return ran;
+	}
+
+	/** Claims worker {@code t}'s share of generation {@code current} and runs it, unless it is taken. */
+	private boolean claimAndRun(int t, long current) {
+		PaddedLong claim = this.workers[t].picked;
+		long before = claim.getVolatile();
+		if (before == current || !claim.compareAndSet(before, current)) {
+			return false;
+		}
+		try {
+			this.fork.runShare(t);
+		}
+		finally {
+			this.pending.addAndGet(-1);
+		}
+		return true;
 	}
 
 	/** Marks late every worker that has not picked up {@code forThreads} generation {@code current}. */

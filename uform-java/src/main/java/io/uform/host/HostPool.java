@@ -125,6 +125,7 @@ public final class HostPool<T, P, S> {
 		warm.setRelease(warm.getAndAdd(1));
 		warm.setVolatile(warm.addAndGet(1) + warm.getVolatile());
 		warm.compareAndSet(warm.getVolatile(), 0);
+		warm.setOpaque(warm.getOpaque() + 1);
 		ForkFailure.copyForCaller(new IllegalStateException("warm-up"), null);
 	}
 

@@ -27,6 +27,15 @@ final class PaddedLong extends PaddedLongValue {
 		VALUE.setVolatile(this, value);
 	}
 
+	long getOpaque() {
+		return (long) VALUE.getOpaque(this);
+	}
+
+	/** A write other threads see eventually, with no ordering; for a single writer's progress marks. */
+	void setOpaque(long value) {
+		VALUE.setOpaque(this, value);
+	}
+
 	/** A write other threads see eventually and in order, without a full fence; for single-writer counters. */
 	void setRelease(long value) {
 		VALUE.setRelease(this, value);
