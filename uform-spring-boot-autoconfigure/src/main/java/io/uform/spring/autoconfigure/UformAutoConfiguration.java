@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
@@ -27,6 +28,7 @@ import org.springframework.util.unit.DataSize;
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
 import io.uform.ExecutorForVramConfig;
+import io.uform.ExecutorHooks;
 import io.uform.Mesh;
 import io.uform.MeshOptions;
 import io.uform.UformException;
@@ -100,9 +102,10 @@ public final class UformAutoConfiguration {
 	Executor uformRamExecutor(ExecutorForRamConfig config,
 			@Qualifier("uformRamExecutorLifecycle") UformExecutorLifecycle lifecycle,
 			ObjectProvider<UformProperties> properties, ObjectProvider<ExecutorForRamConfigCustomizer> customizers,
-			ListableBeanFactory beans, Environment environment) {
+			ObjectProvider<UformExecutorHooks> hooks, ListableBeanFactory beans, Environment environment) {
+		ExecutorHooks made = hooks(hooks, RAM_EXECUTOR_BEAN_NAME, "uform.ram", properties.getObject().getRam());
 		try {
-			return lifecycle.manage(UformStartupLog.made(RAM_EXECUTOR_BEAN_NAME, Executor.forRam(config)));
+			return lifecycle.manage(UformStartupLog.made(RAM_EXECUTOR_BEAN_NAME, Executor.forRam(config, made)));
 		}
 		catch (UformException ex) {
 			throw ConfigFieldBlame.RAM.blame(RAM_EXECUTOR_BEAN_NAME, ex, config,
@@ -149,9 +152,10 @@ public final class UformAutoConfiguration {
 	Executor uformVramExecutor(ExecutorForVramConfig config,
 			@Qualifier("uformVramExecutorLifecycle") UformExecutorLifecycle lifecycle,
 			ObjectProvider<UformProperties> properties, ObjectProvider<ExecutorForVramConfigCustomizer> customizers,
-			ListableBeanFactory beans, Environment environment) {
+			ObjectProvider<UformExecutorHooks> hooks, ListableBeanFactory beans, Environment environment) {
+		ExecutorHooks made = hooks(hooks, VRAM_EXECUTOR_BEAN_NAME, "uform.vram", properties.getObject().getVram());
 		try {
-			return lifecycle.manage(UformStartupLog.made(VRAM_EXECUTOR_BEAN_NAME, Executor.forVram(config)));
+			return lifecycle.manage(UformStartupLog.made(VRAM_EXECUTOR_BEAN_NAME, Executor.forVram(config, made)));
 		}
 		catch (UformException ex) {
 			throw ConfigFieldBlame.VRAM.blame(VRAM_EXECUTOR_BEAN_NAME, ex, config,
@@ -234,6 +238,31 @@ public final class UformAutoConfiguration {
 	@ConditionalOnMissingBean(name = "uformMeshLifecycle")
 	UformMeshLifecycle uformMeshLifecycle(@Qualifier(MESH_BEAN_NAME) Mesh mesh) {
 		return new UformMeshLifecycle(MESH_BEAN_NAME, mesh);
+	}
+
+	/**
+	 * The hooks an executor bean is made with, from the {@link UformExecutorHooks} bean (the starter's
+	 * observes deferred calls and carries context); none without one. A fork-context-propagation
+	 * property set to {@code true} that no fork decorator honours fails startup naming it.
+	 */
+	private static ExecutorHooks hooks(ObjectProvider<UformExecutorHooks> provider, String beanName, String prefix,
+			UformProperties.Host host) {
+		boolean forkContext = host.isForkContextPropagation();
+		UformExecutorHooks factory = provider.getIfAvailable();
+		ExecutorHooks hooks = (factory != null) ? factory.hooksFor(beanName, forkContext) : ExecutorHooks.NONE;
+		if (hooks == null) {
+			throw new IllegalStateException("UformExecutorHooks bean (" + factory.getClass().getName() + ") returned "
+					+ "null for executor bean '" + beanName + "'; return ExecutorHooks.NONE for no hooks");
+		}
+		if (forkContext && hooks.forks() == null) {
+			throw new InvalidConfigurationPropertyValueException(prefix + ".fork-context-propagation", true,
+					"Forks carry the forking thread's context with Micrometer's context-propagation library, and executor "
+							+ "bean '" + beanName + "' got no fork decorator (UformExecutorHooks bean: "
+							+ ((factory != null) ? factory.getClass().getName() : "none") + "). Add "
+							+ "io.micrometer:context-propagation to the class path (Micrometer Tracing brings it), or "
+							+ "remove the property");
+		}
+		return hooks;
 	}
 
 	/** Why {@code uformVramExecutor} was not made, naming the setting and where it was set. */
