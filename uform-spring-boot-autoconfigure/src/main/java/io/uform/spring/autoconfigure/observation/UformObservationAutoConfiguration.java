@@ -42,8 +42,7 @@ public final class UformObservationAutoConfiguration {
 	UformExecutorHooks uformExecutorHooks(ObjectProvider<ObservationRegistry> registry,
 			ObjectProvider<DeferredCallObservationConvention> convention, ApplicationContext context) {
 		boolean propagation = ClassUtils.isPresent(CONTEXT_SNAPSHOT_FACTORY, context.getClassLoader());
-		return new ObservationExecutorHooks(registry.getIfUnique(), convention.getIfUnique(),
-				propagation ? new ContextPropagation() : null);
+		return new ObservationExecutorHooks(registry.getIfUnique(), convention.getIfUnique(), propagation);
 	}
 
 	/** An observation registry to observe in, or a context to carry. */
