@@ -10,6 +10,11 @@ import io.uform.host.HostPool;
  * before going back to wait. The pool's fork shapes are kept: a static fork is run as the same static
  * slices, a dynamic one as one part per thread taking indices from a shared cursor. A share the
  * forking thread runs for a late worker runs on the forking thread, which has the context already.
+ *
+ * <p>Where threads meet: the wrapping task, the captured context and the forking thread are written
+ * by the forking thread before the fork and read by the workers; the pool's publication of the fork
+ * (a volatile write the workers read first) orders them. Each scope is opened and closed on one
+ * worker. The dynamic cursor is an {@link AtomicInteger} every thread of the fork increments.
  */
 final class DecoratedForks {
 

@@ -18,6 +18,12 @@ import io.uform.ForkDecorator;
  * deferred thread. There the context is restored first and the call's observation opened inside it,
  * so that spans and log lines the call makes belong to the call's observation in the request's trace.
  * Where the registry has no handler and there is no context to carry, a call is left undecorated.
+ *
+ * <p>Where threads meet: a call's decoration is made on the submitting thread, opened on the
+ * deferred thread and completed on whichever thread completes the future (uform's completion thread,
+ * or a thread that cancels it). Its fields are final, and the queue the call passes through and the
+ * future's completion order those threads; the one mutable mark, cancellation, is volatile
+ * ({@link DeferredCallObservationContext}).
  */
 final class ObservedDeferredCalls implements DeferredCallDecorator {
 
