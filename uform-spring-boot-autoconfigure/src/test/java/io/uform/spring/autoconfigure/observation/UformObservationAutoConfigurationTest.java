@@ -235,6 +235,24 @@ class UformObservationAutoConfigurationTest {
 	}
 
 	@Test
+	void theVramExecutorsDeviceTasksSeeTheForkingThreadsObservationWithItsOwnProperty() {
+		ObservationRegistry registry = registry(new Recording());
+		this.contextRunner.withBean(ObservationRegistry.class, () -> registry)
+			.withPropertyValues("uform.vram.enabled=true", "uform.vram.devices=0,1", "uform.vram.fork-context-propagation=true")
+			.run((context) -> {
+				Executor vram = context.getBean(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, Executor.class);
+				AtomicReferenceArray<Observation> seen = new AtomicReferenceArray<>(vram.lanes().size());
+				Observation request = Observation.start("http.server.requests", registry);
+				try (Observation.Scope scope = request.openScope()) {
+					vram.forDevices((lane) -> seen.set(lane.index(), registry.getCurrentObservation()));
+				}
+				request.stop();
+				assertThat(seen.length()).isEqualTo(2);
+				assertThat(seen.get(1)).as("device 1, on the executor's own thread").isSameAs(request);
+			});
+	}
+
+	@Test
 	void withoutARegistryDeferredCallsStillRunInTheSubmittersContext() {
 		ObservationRegistry unmanaged = registry(new Recording());
 		this.contextRunner.run((context) -> {
