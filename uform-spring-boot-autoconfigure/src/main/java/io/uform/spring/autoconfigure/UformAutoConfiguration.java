@@ -50,7 +50,9 @@ import io.uform.UformException;
  * </ul>
  * The config beans and the beans made from them are separate so that a user can replace either; each
  * backs off when the user defines their own. Customizer beans adjust a config, in {@code @Order}, before
- * its executor or mesh is made.
+ * its executor or mesh is made. An executor bean is made with the hooks of the {@link UformExecutorHooks}
+ * bean where there is one (observation and context propagation around its deferred calls and forks,
+ * from {@code UformObservationAutoConfiguration}).
  *
  * <h2>Lifecycle</h2>
  * Each executor bean has an {@link UformExecutorLifecycle}, which shuts it down with the context; the mesh
