@@ -5,16 +5,18 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 
 import io.uform.host.DeferredCalls;
+import io.uform.host.WrappedCall;
 
 /**
  * A deferred call inside its {@link DeferredCallDecorator.Decoration}: the scope opens and closes
  * around the call on the deferred thread, and the decoration hears how the call's future completed,
  * or that {@code defer} refused it. The future returned is the deferred calls' own, so cancelling it
- * still means a call that has not started never runs.
+ * still means a call that has not started never runs. Reports about a running call name the
+ * application's call ({@link WrappedCall}).
  *
  * @param <T> the call's result type
  */
-final class DecoratedDeferredCall<T> implements Callable<T> {
+final class DecoratedDeferredCall<T> implements Callable<T>, WrappedCall {
 
 	private final DeferredCallDecorator.Decoration decoration;
 
@@ -43,6 +45,11 @@ final class DecoratedDeferredCall<T> implements Callable<T> {
 		}
 		future.whenComplete((result, failure) -> decoration.completed(failure));
 		return future;
+	}
+
+	@Override
+	public Callable<?> wrapped() {
+		return this.call;
 	}
 
 	@Override

@@ -254,6 +254,22 @@ class ExecutorHooksTest {
 	}
 
 	@Test
+	void aTimedOutFreeNamesTheApplicationsCallNotTheDecoration() throws Exception {
+		Executor executor = executor(new RequestDeferredCalls(), null);
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch running = new CountDownLatch(1);
+		executor.defer(new ExecutorShutdownTest.StuckCall(running, release));
+		running.await();
+		try {
+			assertThatThrownBy(() -> executor.free(Duration.ZERO)).isInstanceOf(UformException.class)
+				.hasMessageContaining("deferred call #1 (" + ExecutorShutdownTest.StuckCall.class.getName() + ")");
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
 	void missingHooksAreRefusedNamingTheFix() {
 		assertThatThrownBy(() -> Executor.forRam(ExecutorForRamConfig.defaults(), (ExecutorHooks) null))
 			.isInstanceOf(UformException.class)
