@@ -17,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
@@ -105,7 +106,7 @@ public final class UformAutoConfiguration {
 			@Qualifier("uformRamExecutorLifecycle") UformExecutorLifecycle lifecycle,
 			ObjectProvider<UformProperties> properties, ObjectProvider<ExecutorForRamConfigCustomizer> customizers,
 			ObjectProvider<UformExecutorHooks> hooks, ListableBeanFactory beans, Environment environment) {
-		ExecutorHooks made = hooks(hooks, RAM_EXECUTOR_BEAN_NAME, "uform.ram", properties.getObject().getRam());
+		ExecutorHooks made = hooks(hooks, RAM_EXECUTOR_BEAN_NAME, "uform.ram", environment);
 		try {
 			return lifecycle.manage(UformStartupLog.made(RAM_EXECUTOR_BEAN_NAME, Executor.forRam(config, made)));
 		}
@@ -155,7 +156,7 @@ public final class UformAutoConfiguration {
 			@Qualifier("uformVramExecutorLifecycle") UformExecutorLifecycle lifecycle,
 			ObjectProvider<UformProperties> properties, ObjectProvider<ExecutorForVramConfigCustomizer> customizers,
 			ObjectProvider<UformExecutorHooks> hooks, ListableBeanFactory beans, Environment environment) {
-		ExecutorHooks made = hooks(hooks, VRAM_EXECUTOR_BEAN_NAME, "uform.vram", properties.getObject().getVram());
+		ExecutorHooks made = hooks(hooks, VRAM_EXECUTOR_BEAN_NAME, "uform.vram", environment);
 		try {
 			return lifecycle.manage(UformStartupLog.made(VRAM_EXECUTOR_BEAN_NAME, Executor.forVram(config, made)));
 		}
@@ -245,11 +246,14 @@ public final class UformAutoConfiguration {
 	/**
 	 * The hooks an executor bean is made with, from the {@link UformExecutorHooks} bean (the starter's
 	 * observes deferred calls and carries context); none without one. A fork-context-propagation
-	 * property set to {@code true} that no fork decorator honours fails startup naming it.
+	 * property set to {@code true} that no fork decorator honours fails startup naming it. That one
+	 * property is bound alone, not through {@link UformProperties}: an executor made from a user's
+	 * config bean does not depend on the rest of {@code uform.*} binding.
 	 */
 	private static ExecutorHooks hooks(ObjectProvider<UformExecutorHooks> provider, String beanName, String prefix,
-			UformProperties.Host host) {
-		boolean forkContext = host.isForkContextPropagation();
+			Environment environment) {
+		boolean forkContext = Binder.get(environment).bind(prefix + ".fork-context-propagation", Boolean.class)
+			.orElse(false);
 		UformExecutorHooks factory = provider.getIfAvailable();
 		ExecutorHooks hooks = (factory != null) ? factory.hooksFor(beanName, forkContext) : ExecutorHooks.NONE;
 		if (hooks == null) {
