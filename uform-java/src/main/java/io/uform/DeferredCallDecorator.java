@@ -10,7 +10,8 @@ package io.uform;
  * <p>Runs on the application's threads and on uform's: it must not block, and what it throws reaches
  * the caller of {@code defer} (from {@link #decorate}), the call's future (from
  * {@link Decoration#open}) or nobody (from {@link Decoration#completed}, which runs as the future
- * completes, and whose failure is dropped as a continuation's would be).
+ * completes, and whose failure is dropped as a continuation's would be; for a call {@code defer}
+ * refused, it is suppressed into the refusal).
  */
 @FunctionalInterface
 public interface DeferredCallDecorator {
