@@ -270,6 +270,25 @@ class UformObservationAutoConfigurationTest {
 	}
 
 	@Test
+	void aRegistryWithoutAHandlerAndNoContextToCarryLeavesEachCallUndecorated() {
+		try (Executor executor = Executor.forRam(io.uform.ExecutorForRamConfig.defaults().withThreads(1))) {
+			ObservationRegistry noHandler = ObservationRegistry.create();
+			assertThat(new ObservationExecutorHooks(noHandler, null, false).hooksFor(RAM, false)
+				.deferredCalls()
+				.decorate(executor)).as("no handler, no context propagation").isNull();
+			io.uform.DeferredCallDecorator.Decoration observed = new ObservationExecutorHooks(registry(new Recording()), null,
+					false)
+				.hooksFor(RAM, false)
+				.deferredCalls()
+				.decorate(executor);
+			assertThat(observed).as("a handler").isNotNull();
+			observed.completed(null);
+			assertThat(new ObservationExecutorHooks(noHandler, null, false).hooksFor(RAM, false).forks())
+				.as("forks without the property").isNull();
+		}
+	}
+
+	@Test
 	void withoutARegistryOrTheLibraryNoHooksAreMade() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(ContextSnapshotFactory.class)).run((context) -> {
 			assertThat(context).hasNotFailed().doesNotHaveBean(UformExecutorHooks.class);
