@@ -120,7 +120,7 @@ public final class Executor implements AutoCloseable {
 
 	private final HostPlacement placement;
 
-	private final AtomicInteger draining = new AtomicInteger();
+	private final ExecutorDraining draining;
 
 	private final List<DeviceLane> lanes;
 
@@ -143,6 +143,7 @@ public final class Executor implements AutoCloseable {
 		}
 		this.lanes = List.copyOf(made);
 		this.freeing = new ExecutorFreeing(this.resources);
+		this.draining = new ExecutorDraining(this.resources, this.lanes);
 		Cleaning.CLEANER.register(this, this.resources);
 	}
 
@@ -304,14 +305,7 @@ public final class Executor implements AutoCloseable {
 	 */
 	public void forThreads(ThreadTask task) {
 		requireTask(task);
-		HostPool<ThreadTask, ProngTask, SliceTask> pool = pool();
-		ForkDecorator.Context context = forkContext(pool);
-		if (context == null) {
-			pool.forThreads(task);
-		}
-		else {
-			DecoratedForks.forThreads(pool, context, task);
-		}
+		DecoratedForks.forThreads(pool(), this.forkDecorator, task);
 	}
 
 	/**
@@ -322,14 +316,7 @@ public final class Executor implements AutoCloseable {
 	public void forN(int n, ProngTask task) {
 		checkCount(n);
 		requireTask(task);
-		HostPool<ThreadTask, ProngTask, SliceTask> pool = pool();
-		ForkDecorator.Context context = (n == 0) ? null : forkContext(pool);
-		if (context == null) {
-			pool.forN(n, task);
-		}
-		else {
-			DecoratedForks.forN(pool, context, n, task);
-		}
+		DecoratedForks.forN(pool(), this.forkDecorator, n, task);
 	}
 
 	/**
@@ -350,14 +337,7 @@ public final class Executor implements AutoCloseable {
 	public void forNDynamic(int n, ProngTask task) {
 		checkCount(n);
 		requireTask(task);
-		HostPool<ThreadTask, ProngTask, SliceTask> pool = pool();
-		ForkDecorator.Context context = (n == 0) ? null : forkContext(pool);
-		if (context == null) {
-			pool.forNDynamic(n, task);
-		}
-		else {
-			DecoratedForks.forNDynamic(pool, context, n, task);
-		}
+		DecoratedForks.forNDynamic(pool(), this.forkDecorator, n, task);
 	}
 
 	/**
@@ -379,14 +359,7 @@ public final class Executor implements AutoCloseable {
 	public void forSlices(int n, SliceTask task) {
 		checkCount(n);
 		requireTask(task);
-		HostPool<ThreadTask, ProngTask, SliceTask> pool = pool();
-		ForkDecorator.Context context = (n == 0) ? null : forkContext(pool);
-		if (context == null) {
-			pool.forSlices(n, task);
-		}
-		else {
-			DecoratedForks.forSlices(pool, context, n, task);
-		}
+		DecoratedForks.forSlices(pool(), this.forkDecorator, n, task);
 	}
 
 	/**
@@ -536,35 +509,7 @@ public final class Executor implements AutoCloseable {
 		UformException.requireArgument(mood, "mood", "pass Mood.PARKED or Mood.GRINDING");
 		checkNotFreed();
 		requireOutsideTask("drain()");
-		long deadline = ExecutorFreeing.deadline(timeout);
-		this.draining.incrementAndGet();
-		try {
-			if (!this.resources.deferred.awaitSubmitted(deadline) || !this.resources.pool.awaitIdle(deadline)) {
-				return false;
-			}
-			// A VRAM executor's work is not done until its streams are. Without a deadline each stream
-			// is synchronised, which waits for the work queued before the call; with one, events
-			// recorded now are polled, so that work queued on the streams after this point (another
-			// library feeding a borrowed stream) does not hold the drain up.
-			if (deadline == Long.MAX_VALUE) {
-				for (DeviceLane lane : this.lanes) {
-					lane.synchronize();
-				}
-			}
-			else if (!this.lanes.isEmpty() && !StreamMarks.awaitAll(this.lanes, deadline)) {
-				return false;
-			}
-			this.resources.pool.setGrinding(mood == Mood.GRINDING);
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new UformException(Status.INTERRUPTED, "drain() of executor '" + name() + "' was interrupted before "
-					+ "the work submitted so far finished; the mood is unchanged and the interrupt flag is still set", ex);
-		}
-		finally {
-			this.draining.decrementAndGet();
-		}
+		return this.draining.drain(mood, ExecutorFreeing.deadline(timeout));
 	}
 
 	/**
@@ -599,16 +544,7 @@ public final class Executor implements AutoCloseable {
 		// Checked before anything changes: a refused call leaves the executor as it was.
 		requireOutsideTask("refuseDeferred()");
 		owned.deferred.requireMayWait("refuseDeferred()");
-		owned.deferred.refuseNew();
-		try {
-			return owned.deferred.awaitSubmitted(ExecutorFreeing.deadline(timeout), "refuseDeferred()");
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new UformException(Status.INTERRUPTED, "refuseDeferred() of executor '" + name() + "' was interrupted "
-					+ "before the deferred calls submitted so far finished; new ones stay refused, and the interrupt flag "
-					+ "is still set", ex);
-		}
+		return this.draining.refuseDeferred(ExecutorFreeing.deadline(timeout));
 	}
 
 	/**
@@ -710,7 +646,7 @@ public final class Executor implements AutoCloseable {
 		DeferredCounts counts = deferred.counts();
 		HostPool<ThreadTask, ProngTask, SliceTask> pool = this.resources.pool;
 		State state = (this.resources.freed.get()) ? State.FREED
-				: (deferred.refusesNew()) ? State.CLOSING : (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
+				: (deferred.refusesNew()) ? State.CLOSING : this.draining.inProgress() ? State.DRAINING : State.RUNNING;
 		List<Integer> ids = new ArrayList<>(this.placement.domains().size());
 		for (NumaDomain domain : this.placement.domains()) {
 			ids.add(domain.id());
@@ -747,18 +683,6 @@ public final class Executor implements AutoCloseable {
 			throw new UformException(Status.INVALID_ARGUMENT, what + " was called from inside a task of executor '"
 					+ name() + "', which would wait for itself; call it after the fork returns");
 		}
-	}
-
-	/**
-	 * The context a fork's other threads restore, or {@code null} for a plain fork: no decorator, or
-	 * a fork nested in a task, which runs inline on the thread that has the context already.
-	 */
-	private ForkDecorator.Context forkContext(HostPool<?, ?, ?> pool) {
-		ForkDecorator decorator = this.forkDecorator;
-		if (decorator == null || pool.isInsideTask()) {
-			return null;
-		}
-		return decorator.capture();
 	}
 
 	private static void requireHooks(ExecutorHooks hooks) {

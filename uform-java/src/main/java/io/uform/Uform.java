@@ -28,7 +28,7 @@ public final class Uform {
 			"io.uform.ForkDecorator", "io.uform.ForkDecorator$Context", "io.uform.DecoratedDeferredCall",
 			"io.uform.DecoratedForks", "io.uform.host.WrappedCall",
 			"io.uform.Executor", "io.uform.Executor$Kind", "io.uform.Executor$State", "io.uform.ExecutorResources",
-			"io.uform.ExecutorFreeing",
+			"io.uform.ExecutorFreeing", "io.uform.ExecutorDraining",
 			"io.uform.ExecutorStatistics", "io.uform.ExecutorOnPoolConfig", "io.uform.Mood", "io.uform.ThreadTask",
 			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.HostFailures",
 			"io.uform.host.HostErrors", "io.uform.host.HostErrors$Why", "io.uform.host.HostPlacement",
