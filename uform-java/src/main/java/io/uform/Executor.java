@@ -57,6 +57,12 @@ import io.uform.gpu.VramDevice;
  * completion threads, never on the deferred thread, so continuations cannot stall or deadlock it.
  * Cancelling a future before its call starts means the call never runs.
  *
+ * <h2>Hooks</h2>
+ * {@link ExecutorHooks}, given when the executor is made, carry the submitting thread's context (a
+ * trace, the logging MDC) to the deferred thread and observe each deferred call
+ * ({@link DeferredCallDecorator}), and optionally restore the forking thread's context on the threads
+ * that run a fork's parts ({@link ForkDecorator}). Without them a fork pays one field check.
+ *
  * <h2>Lifecycle</h2>
  * {@code RUNNING → DRAINING → RUNNING} around {@link #drain(Mood)}, and {@code → FREED} with
  * {@link #free()}. After {@code free} every call that runs or submits work fails with
@@ -114,14 +120,21 @@ public final class Executor implements AutoCloseable {
 
 	private final HostPlacement placement;
 
-	private final AtomicInteger draining = new AtomicInteger();
+	private final ExecutorDraining draining;
 
 	private final List<DeviceLane> lanes;
 
+	/** Never changes: read on every fork and deferred call, so a plain final field. */
+	private final DeferredCallDecorator deferredCallDecorator;
+
+	private final ForkDecorator forkDecorator;
+
 	private Executor(Kind kind, HostPlacement placement, ThreadPinner pinner, Consumer<Thread> threadStart,
-			VramPlan plan) {
+			VramPlan plan, ExecutorHooks hooks) {
 		this.kind = kind;
 		this.placement = placement;
+		this.deferredCallDecorator = hooks.deferredCalls();
+		this.forkDecorator = hooks.forks();
 		this.resources = new ExecutorResources(kind.name().toLowerCase() + "-" + SEQUENCE.incrementAndGet(), placement, pinner,
 				threadStart, plan);
 		List<DeviceLane> made = new ArrayList<>();
@@ -130,6 +143,7 @@ public final class Executor implements AutoCloseable {
 		}
 		this.lanes = List.copyOf(made);
 		this.freeing = new ExecutorFreeing(this.resources);
+		this.draining = new ExecutorDraining(this.resources, this.lanes);
 		Cleaning.CLEANER.register(this, this.resources);
 	}
 
@@ -140,15 +154,31 @@ public final class Executor implements AutoCloseable {
 	 * @throws UformException {@link Status#INVALID_ARGUMENT} naming the bad field and value
 	 */
 	public static Executor forRam(ExecutorForRamConfig config) {
-		return forRam(config, Thread::start);
+		return forRam(config, ExecutorHooks.NONE, Thread::start);
+	}
+
+	/**
+	 * Spawns host threads for RAM-resident models, with hooks around deferred calls and forks.
+	 * @param config where the threads go, how many, how many deferred calls
+	 * @param hooks what to do around deferred calls and forks; {@link ExecutorHooks#NONE} for nothing
+	 * @return a running executor; free it when done
+	 * @throws UformException {@link Status#INVALID_ARGUMENT} naming the bad field and value
+	 */
+	public static Executor forRam(ExecutorForRamConfig config, ExecutorHooks hooks) {
+		return forRam(config, hooks, Thread::start);
 	}
 
 	/** {@link #forRam(ExecutorForRamConfig)}, starting threads through a hook that tests make fail. */
 	static Executor forRam(ExecutorForRamConfig config, Consumer<Thread> threadStart) {
+		return forRam(config, ExecutorHooks.NONE, threadStart);
+	}
+
+	private static Executor forRam(ExecutorForRamConfig config, ExecutorHooks hooks, Consumer<Thread> threadStart) {
 		UformException.requireArgument(config, "config", "pass ExecutorForRamConfig.defaults() to derive every field");
+		requireHooks(hooks);
 		HostPlacement placement = config.place(NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
-		return new Executor(Kind.RAM, placement, ThreadPinner.forWorkers(), threadStart, null);
+		return new Executor(Kind.RAM, placement, ThreadPinner.forWorkers(), threadStart, null, hooks);
 	}
 
 	/**
@@ -173,7 +203,20 @@ public final class Executor implements AutoCloseable {
 	 *         an AMD device (no HIP binding yet); {@link Status#DEVICE_ERROR} when the driver refuses
 	 */
 	public static Executor forVram(ExecutorForVramConfig config) {
+		return forVram(config, ExecutorHooks.NONE);
+	}
+
+	/**
+	 * Opens one stream per device for VRAM-resident models, as {@link #forVram(ExecutorForVramConfig)},
+	 * with hooks around deferred calls and forks ({@link #forDevices} included).
+	 * @param config which devices, streams and scratch
+	 * @param hooks what to do around deferred calls and forks; {@link ExecutorHooks#NONE} for nothing
+	 * @return a running executor; free it when done
+	 * @throws UformException as {@link #forVram(ExecutorForVramConfig)}
+	 */
+	public static Executor forVram(ExecutorForVramConfig config, ExecutorHooks hooks) {
 		UformException.requireArgument(config, "config", "pass ExecutorForVramConfig.defaults() to derive every field");
+		requireHooks(hooks);
 		GpuDiscovery discovery = GpuDiscovery.system();
 		List<GpuDevice> devices = Gpus.devices(discovery);
 		if (devices.isEmpty()) {
@@ -184,17 +227,23 @@ public final class Executor implements AutoCloseable {
 					+ ". Check nvidia-smi or rocm-smi and CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES, run the model on "
 					+ "Executor.forRam(), or opt in to simulated devices for development (-Duform.devices.simulated=1)");
 		}
-		return forVram(config, devices, VramPlan::systemRuntime);
+		return forVram(config, devices, VramPlan::systemRuntime, hooks);
 	}
 
 	/** {@link #forVram(ExecutorForVramConfig)} over given devices and backends, for tests. */
 	static Executor forVram(ExecutorForVramConfig config, List<GpuDevice> devices,
 			BiFunction<GpuDevice, Integer, GpuRuntime> runtimes) {
+		return forVram(config, devices, runtimes, ExecutorHooks.NONE);
+	}
+
+	static Executor forVram(ExecutorForVramConfig config, List<GpuDevice> devices,
+			BiFunction<GpuDevice, Integer, GpuRuntime> runtimes, ExecutorHooks hooks) {
 		UformException.requireArgument(config, "config", "pass ExecutorForVramConfig.defaults() to derive every field");
+		requireHooks(hooks);
 		VramPlan plan = VramPlan.of(config, devices, Path.of("/"), runtimes);
 		HostPlacement placement = plan.hostConfig.place(NumaTopology.system(), CpuClasses.system(),
 				Runtime.getRuntime().availableProcessors());
-		return new Executor(Kind.VRAM, placement, ThreadPinner.forWorkers(), Thread::start, plan);
+		return new Executor(Kind.VRAM, placement, ThreadPinner.forWorkers(), Thread::start, plan, hooks);
 	}
 
 	/**
@@ -256,7 +305,7 @@ public final class Executor implements AutoCloseable {
 	 */
 	public void forThreads(ThreadTask task) {
 		requireTask(task);
-		pool().forThreads(task);
+		DecoratedForks.forThreads(pool(), this.forkDecorator, task);
 	}
 
 	/**
@@ -267,7 +316,7 @@ public final class Executor implements AutoCloseable {
 	public void forN(int n, ProngTask task) {
 		checkCount(n);
 		requireTask(task);
-		pool().forN(n, task);
+		DecoratedForks.forN(pool(), this.forkDecorator, n, task);
 	}
 
 	/**
@@ -288,7 +337,7 @@ public final class Executor implements AutoCloseable {
 	public void forNDynamic(int n, ProngTask task) {
 		checkCount(n);
 		requireTask(task);
-		pool().forNDynamic(n, task);
+		DecoratedForks.forNDynamic(pool(), this.forkDecorator, n, task);
 	}
 
 	/**
@@ -310,7 +359,7 @@ public final class Executor implements AutoCloseable {
 	public void forSlices(int n, SliceTask task) {
 		checkCount(n);
 		requireTask(task);
-		pool().forSlices(n, task);
+		DecoratedForks.forSlices(pool(), this.forkDecorator, n, task);
 	}
 
 	/**
@@ -328,7 +377,7 @@ public final class Executor implements AutoCloseable {
 					+ name() + "' is a RAM executor; make one with Executor.forVram(), or use forThreads()");
 		}
 		List<DeviceLane> all = this.lanes;
-		pool().forThreads((thread, colocation) -> {
+		forThreads((thread, colocation) -> {
 			DeviceLane lane = all.get(thread);
 			// Thread 0 is the caller, an application thread; a worker's binding may have been changed by
 			// a foreign library. Either way the task starts with its device's context current.
@@ -401,6 +450,14 @@ public final class Executor implements AutoCloseable {
 		if (maxWait != null && maxWait.isNegative()) {
 			throw UformException.invalid("maxWait", maxWait, "must be zero (reject at once) or positive, or null to wait");
 		}
+		DeferredCallDecorator decorator = this.deferredCallDecorator;
+		if (decorator != null) {
+			UformException.requireArgument(call, "deferred call", "pass a Callable or Runnable to defer()");
+			DeferredCallDecorator.Decoration decoration = decorator.decorate(this);
+			if (decoration != null) {
+				return DecoratedDeferredCall.submit(this.resources.deferred, decoration, call, maxWait);
+			}
+		}
 		return this.resources.deferred.submit(call, maxWait);
 	}
 
@@ -452,35 +509,7 @@ public final class Executor implements AutoCloseable {
 		UformException.requireArgument(mood, "mood", "pass Mood.PARKED or Mood.GRINDING");
 		checkNotFreed();
 		requireOutsideTask("drain()");
-		long deadline = ExecutorFreeing.deadline(timeout);
-		this.draining.incrementAndGet();
-		try {
-			if (!this.resources.deferred.awaitSubmitted(deadline) || !this.resources.pool.awaitIdle(deadline)) {
-				return false;
-			}
-			// A VRAM executor's work is not done until its streams are. Without a deadline each stream
-			// is synchronised, which waits for the work queued before the call; with one, events
-			// recorded now are polled, so that work queued on the streams after this point (another
-			// library feeding a borrowed stream) does not hold the drain up.
-			if (deadline == Long.MAX_VALUE) {
-				for (DeviceLane lane : this.lanes) {
-					lane.synchronize();
-				}
-			}
-			else if (!this.lanes.isEmpty() && !StreamMarks.awaitAll(this.lanes, deadline)) {
-				return false;
-			}
-			this.resources.pool.setGrinding(mood == Mood.GRINDING);
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new UformException(Status.INTERRUPTED, "drain() of executor '" + name() + "' was interrupted before "
-					+ "the work submitted so far finished; the mood is unchanged and the interrupt flag is still set", ex);
-		}
-		finally {
-			this.draining.decrementAndGet();
-		}
+		return this.draining.drain(mood, ExecutorFreeing.deadline(timeout));
 	}
 
 	/**
@@ -515,16 +544,7 @@ public final class Executor implements AutoCloseable {
 		// Checked before anything changes: a refused call leaves the executor as it was.
 		requireOutsideTask("refuseDeferred()");
 		owned.deferred.requireMayWait("refuseDeferred()");
-		owned.deferred.refuseNew();
-		try {
-			return owned.deferred.awaitSubmitted(ExecutorFreeing.deadline(timeout), "refuseDeferred()");
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new UformException(Status.INTERRUPTED, "refuseDeferred() of executor '" + name() + "' was interrupted "
-					+ "before the deferred calls submitted so far finished; new ones stay refused, and the interrupt flag "
-					+ "is still set", ex);
-		}
+		return this.draining.refuseDeferred(ExecutorFreeing.deadline(timeout));
 	}
 
 	/**
@@ -626,7 +646,7 @@ public final class Executor implements AutoCloseable {
 		DeferredCounts counts = deferred.counts();
 		HostPool<ThreadTask, ProngTask, SliceTask> pool = this.resources.pool;
 		State state = (this.resources.freed.get()) ? State.FREED
-				: (deferred.refusesNew()) ? State.CLOSING : (this.draining.get() > 0) ? State.DRAINING : State.RUNNING;
+				: (deferred.refusesNew()) ? State.CLOSING : this.draining.inProgress() ? State.DRAINING : State.RUNNING;
 		List<Integer> ids = new ArrayList<>(this.placement.domains().size());
 		for (NumaDomain domain : this.placement.domains()) {
 			ids.add(domain.id());
@@ -663,6 +683,10 @@ public final class Executor implements AutoCloseable {
 			throw new UformException(Status.INVALID_ARGUMENT, what + " was called from inside a task of executor '"
 					+ name() + "', which would wait for itself; call it after the fork returns");
 		}
+	}
+
+	private static void requireHooks(ExecutorHooks hooks) {
+		UformException.requireArgument(hooks, "hooks", "pass ExecutorHooks.NONE for none");
 	}
 
 	private HostPool<ThreadTask, ProngTask, SliceTask> pool() {

@@ -23,9 +23,12 @@ public final class Uform {
 	 * every name here names a class, so that the list cannot fall behind the code.
 	 */
 	static final String[] EXECUTOR_CLASSES = { "io.uform.UformException", "io.uform.UformException$Status",
-			"io.uform.ExecutorForRamConfig", "io.uform.ConfigLists",
+			"io.uform.ExecutorForRamConfig", "io.uform.ConfigLists", "io.uform.ExecutorHooks",
+			"io.uform.ExecutorHooks$Scope", "io.uform.DeferredCallDecorator", "io.uform.DeferredCallDecorator$Decoration",
+			"io.uform.ForkDecorator", "io.uform.ForkDecorator$Context", "io.uform.DecoratedDeferredCall",
+			"io.uform.DecoratedForks", "io.uform.host.WrappedCall",
 			"io.uform.Executor", "io.uform.Executor$Kind", "io.uform.Executor$State", "io.uform.ExecutorResources",
-			"io.uform.ExecutorFreeing",
+			"io.uform.ExecutorFreeing", "io.uform.ExecutorDraining",
 			"io.uform.ExecutorStatistics", "io.uform.ExecutorOnPoolConfig", "io.uform.Mood", "io.uform.ThreadTask",
 			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.HostFailures",
 			"io.uform.host.HostErrors", "io.uform.host.HostErrors$Why", "io.uform.host.HostPlacement",

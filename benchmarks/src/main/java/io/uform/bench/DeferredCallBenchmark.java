@@ -11,13 +11,20 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
+import io.uform.ExecutorHooks;
+import io.uform.spring.autoconfigure.observation.ObservationExecutorHooks;
 
 /**
  * The round trip of one deferred call as a request thread sees it: submit, let another thread run
@@ -30,6 +37,14 @@ import io.uform.ExecutorForRamConfig;
  * one-thread {@link ThreadPoolExecutor} ({@code submit().get()}, which is also what Spring's
  * {@code ThreadPoolTaskExecutor} does underneath) and {@link CompletableFuture#supplyAsync} on that
  * same pool (its future completes on the pool thread, continuations included).
+ *
+ * <p>{@code uformDeferHooked} is {@code uformDefer} on an executor made with the Spring Boot starter's
+ * hooks ({@link ObservationExecutorHooks}), one per {@code hooks} value: {@code none} (no hooks, the
+ * baseline in the same run), {@code registry} (an {@link ObservationRegistry} with no handler, as an
+ * application with Actuator but nothing that consumes observations has), {@code context} (that
+ * registry and context propagation: the submitting thread's thread-locals captured and restored),
+ * and {@code observed} (a registry with one handler that does nothing, a current observation on the
+ * submitting thread, and context propagation: the work a tracer would be handed, without the tracer's).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -65,6 +80,73 @@ public class DeferredCallBenchmark {
 	@Benchmark
 	public Integer uformDefer() throws InterruptedException, ExecutionException {
 		return this.uform.defer(() -> 1).get();
+	}
+
+	/** An executor made with the starter's hooks, as {@code hooks} says; see the class comment. */
+	@State(Scope.Benchmark)
+	public static class Hooked {
+
+		/** Which hooks the executor is made with. */
+		@Param({ "none", "registry", "context", "observed" })
+		public String hooks;
+
+		Executor executor;
+
+		Observation request;
+
+		Observation.Scope requestScope;
+
+		/** Makes the executor with the hooks, and for {@code observed} opens a request's observation. */
+		@Setup(Level.Trial)
+		public void setUp() throws Exception {
+			ExecutorForRamConfig config = ExecutorForRamConfig.defaults().withThreads(1).withDeferredLimit(64);
+			ObservationRegistry registry = ObservationRegistry.create();
+			ExecutorHooks made = switch (this.hooks) {
+				case "none" -> ExecutorHooks.NONE;
+				case "registry" -> new ObservationExecutorHooks(registry, null, false).hooksFor("bench", false);
+				case "context" -> new ObservationExecutorHooks(registry, null, true).hooksFor("bench", false);
+				case "observed" -> {
+					registry.observationConfig().observationHandler(new DoNothing());
+					yield new ObservationExecutorHooks(registry, null, true).hooksFor("bench", false);
+				}
+				default -> throw new IllegalArgumentException("hooks=" + this.hooks + ": none, registry, context or observed");
+			};
+			this.executor = Executor.forRam(config, made);
+			if (this.hooks.equals("observed")) {
+				this.request = Observation.start("request", registry);
+				this.requestScope = this.request.openScope();
+			}
+			this.executor.defer(() -> 0).get();
+		}
+
+		/** Closes the request's observation and frees the executor. */
+		@TearDown(Level.Trial)
+		public void tearDown() {
+			if (this.requestScope != null) {
+				this.requestScope.close();
+				this.request.stop();
+			}
+			this.executor.free();
+		}
+	}
+
+	/** A handler that takes every observation and does nothing with it. */
+	static final class DoNothing implements ObservationHandler<Observation.Context> {
+
+		@Override
+		public boolean supportsContext(Observation.Context context) {
+			return true;
+		}
+	}
+
+	/**
+	 * uform with the starter's hooks: {@code defer(call).get()}.
+	 * @param state the executor, as {@code hooks} says
+	 * @return the call's value
+	 */
+	@Benchmark
+	public Integer uformDeferHooked(Hooked state) throws InterruptedException, ExecutionException {
+		return state.executor.defer(() -> 1).get();
 	}
 
 	/**

@@ -14,7 +14,10 @@ final class DeferredCall<T> implements Runnable {
 	/** Its number, from 1 in submission order; set under the owner's lock as it is queued. */
 	long sequence;
 
-	final Callable<T> callable;
+	/** What reports name: the submitted call, also where a {@link WrappedCall} runs it. */
+	final Callable<?> callable;
+
+	private final Callable<T> runs;
 
 	final CompletableFuture<T> future;
 
@@ -39,7 +42,8 @@ final class DeferredCall<T> implements Runnable {
 	DeferredCall(DeferredCalls owner, long sequence, Callable<T> callable, CompletableFuture<T> future, long acceptedNanos) {
 		this.owner = owner;
 		this.sequence = sequence;
-		this.callable = callable;
+		this.runs = callable;
+		this.callable = (callable instanceof WrappedCall wrapper) ? wrapper.wrapped() : callable;
 		this.future = future;
 		this.acceptedNanos = acceptedNanos;
 	}
@@ -54,7 +58,7 @@ final class DeferredCall<T> implements Runnable {
 			if (runner.beforeEachCall != null) {
 				runner.beforeEachCall.run();
 			}
-			this.result = this.callable.call();
+			this.result = this.runs.call();
 			this.outcome = DeferredCalls.Outcome.COMPLETED;
 		}
 		catch (Throwable ex) {

@@ -17,7 +17,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
@@ -27,6 +29,7 @@ import org.springframework.util.unit.DataSize;
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
 import io.uform.ExecutorForVramConfig;
+import io.uform.ExecutorHooks;
 import io.uform.Mesh;
 import io.uform.MeshOptions;
 import io.uform.UformException;
@@ -48,7 +51,9 @@ import io.uform.UformException;
  * </ul>
  * The config beans and the beans made from them are separate so that a user can replace either; each
  * backs off when the user defines their own. Customizer beans adjust a config, in {@code @Order}, before
- * its executor or mesh is made.
+ * its executor or mesh is made. An executor bean is made with the hooks of the {@link UformExecutorHooks}
+ * bean where there is one (observation and context propagation around its deferred calls and forks,
+ * from {@code UformObservationAutoConfiguration}).
  *
  * <h2>Lifecycle</h2>
  * Each executor bean has an {@link UformExecutorLifecycle}, which shuts it down with the context; the mesh
@@ -100,9 +105,10 @@ public final class UformAutoConfiguration {
 	Executor uformRamExecutor(ExecutorForRamConfig config,
 			@Qualifier("uformRamExecutorLifecycle") UformExecutorLifecycle lifecycle,
 			ObjectProvider<UformProperties> properties, ObjectProvider<ExecutorForRamConfigCustomizer> customizers,
-			ListableBeanFactory beans, Environment environment) {
+			ObjectProvider<UformExecutorHooks> hooks, ListableBeanFactory beans, Environment environment) {
+		ExecutorHooks made = hooks(hooks, RAM_EXECUTOR_BEAN_NAME, "uform.ram", environment);
 		try {
-			return lifecycle.manage(UformStartupLog.made(RAM_EXECUTOR_BEAN_NAME, Executor.forRam(config)));
+			return lifecycle.manage(UformStartupLog.made(RAM_EXECUTOR_BEAN_NAME, Executor.forRam(config, made)));
 		}
 		catch (UformException ex) {
 			throw ConfigFieldBlame.RAM.blame(RAM_EXECUTOR_BEAN_NAME, ex, config,
@@ -149,9 +155,10 @@ public final class UformAutoConfiguration {
 	Executor uformVramExecutor(ExecutorForVramConfig config,
 			@Qualifier("uformVramExecutorLifecycle") UformExecutorLifecycle lifecycle,
 			ObjectProvider<UformProperties> properties, ObjectProvider<ExecutorForVramConfigCustomizer> customizers,
-			ListableBeanFactory beans, Environment environment) {
+			ObjectProvider<UformExecutorHooks> hooks, ListableBeanFactory beans, Environment environment) {
+		ExecutorHooks made = hooks(hooks, VRAM_EXECUTOR_BEAN_NAME, "uform.vram", environment);
 		try {
-			return lifecycle.manage(UformStartupLog.made(VRAM_EXECUTOR_BEAN_NAME, Executor.forVram(config)));
+			return lifecycle.manage(UformStartupLog.made(VRAM_EXECUTOR_BEAN_NAME, Executor.forVram(config, made)));
 		}
 		catch (UformException ex) {
 			throw ConfigFieldBlame.VRAM.blame(VRAM_EXECUTOR_BEAN_NAME, ex, config,
@@ -234,6 +241,34 @@ public final class UformAutoConfiguration {
 	@ConditionalOnMissingBean(name = "uformMeshLifecycle")
 	UformMeshLifecycle uformMeshLifecycle(@Qualifier(MESH_BEAN_NAME) Mesh mesh) {
 		return new UformMeshLifecycle(MESH_BEAN_NAME, mesh);
+	}
+
+	/**
+	 * The hooks an executor bean is made with, from the {@link UformExecutorHooks} bean (the starter's
+	 * observes deferred calls and carries context); none without one. A fork-context-propagation
+	 * property set to {@code true} that no fork decorator honours fails startup naming it. That one
+	 * property is bound alone, not through {@link UformProperties}: an executor made from a user's
+	 * config bean does not depend on the rest of {@code uform.*} binding.
+	 */
+	private static ExecutorHooks hooks(ObjectProvider<UformExecutorHooks> provider, String beanName, String prefix,
+			Environment environment) {
+		boolean forkContext = Binder.get(environment).bind(prefix + ".fork-context-propagation", Boolean.class)
+			.orElse(false);
+		UformExecutorHooks factory = provider.getIfAvailable();
+		ExecutorHooks hooks = (factory != null) ? factory.hooksFor(beanName, forkContext) : ExecutorHooks.NONE;
+		if (hooks == null) {
+			throw new IllegalStateException("UformExecutorHooks bean (" + factory.getClass().getName() + ") returned "
+					+ "null for executor bean '" + beanName + "'; return ExecutorHooks.NONE for no hooks");
+		}
+		if (forkContext && hooks.forks() == null) {
+			throw new InvalidConfigurationPropertyValueException(prefix + ".fork-context-propagation", true,
+					"Forks carry the forking thread's context with Micrometer's context-propagation library, and executor "
+							+ "bean '" + beanName + "' got no fork decorator (UformExecutorHooks bean: "
+							+ ((factory != null) ? factory.getClass().getName() : "none") + "). Add "
+							+ "io.micrometer:context-propagation to the class path (Micrometer Tracing brings it), or "
+							+ "remove the property");
+		}
+		return hooks;
 	}
 
 	/** Why {@code uformVramExecutor} was not made, naming the setting and where it was set. */

@@ -134,6 +134,13 @@ public class UformProperties implements Validator {
 		 */
 		private @Nullable Integer deferredLimit;
 
+		/**
+		 * Whether each fork restores the forking thread's context (trace, MDC, security) on the
+		 * executor's threads around their part of the fork, so that fork bodies log with the
+		 * request's trace id. Needs io.micrometer:context-propagation on the class path.
+		 */
+		private boolean forkContextPropagation;
+
 		public @Nullable List<Integer> getMemoryDomains() {
 			return this.memoryDomains;
 		}
@@ -156,6 +163,14 @@ public class UformProperties implements Validator {
 
 		public void setDeferredLimit(@Nullable Integer deferredLimit) {
 			this.deferredLimit = atLeastOne(deferredLimit, "deferred call in flight; remove it for 64");
+		}
+
+		public boolean isForkContextPropagation() {
+			return this.forkContextPropagation;
+		}
+
+		public void setForkContextPropagation(boolean forkContextPropagation) {
+			this.forkContextPropagation = forkContextPropagation;
 		}
 	}
 
