@@ -16,6 +16,9 @@ import java.util.function.IntConsumer;
 
 import io.uform.UformException.Status;
 import io.uform.gpu.GpuDiscovery;
+import io.uform.gpu.GpuRuntime;
+import io.uform.gpu.ScratchArena;
+import io.uform.gpu.VramDevice;
 import io.uform.host.CpuClasses;
 import io.uform.host.DeferredCalls;
 import io.uform.host.DeferredCounts;
@@ -24,9 +27,6 @@ import io.uform.host.HostPool;
 import io.uform.host.NumaDomain;
 import io.uform.host.NumaTopology;
 import io.uform.host.ThreadPinner;
-import io.uform.gpu.GpuRuntime;
-import io.uform.gpu.ScratchArena;
-import io.uform.gpu.VramDevice;
 
 /**
  * The threads (or streams) work runs on, shared across models: an executor owns host threads or
