@@ -135,12 +135,17 @@ class GrafanaFilesTest {
 			}
 		}
 		assertThat(used).as("uform metrics the dashboards read").contains("uform_gpu_power_watts")
-			.allSatisfy((name) -> assertThat(documented).as("docs/metrics.md's Prometheus names").contains(name));
+			.allSatisfy((name) -> assertThat(documented).as("docs/actuator.md's Prometheus names").contains(name));
 	}
 
-	/** The Prometheus names of docs/metrics.md's tables, with "`x_count`, `_sum`" expanded. */
+	/**
+	 * The Prometheus names of the meter tables of docs/actuator.md (its "## Metrics" section, whose only tables they
+	 * are), with "`x_count`, `_sum`" expanded.
+	 */
 	private static Set<String> documentedPrometheusNames() throws IOException {
-		String docs = Files.readString(GRAFANA.resolve("../metrics.md"));
+		String page = Files.readString(GRAFANA.resolve("../actuator.md"));
+		assertThat(page).as("docs/actuator.md has a metrics section").contains("\n## Metrics\n");
+		String docs = page.substring(page.indexOf("\n## Metrics\n"));
 		Set<String> names = new TreeSet<>();
 		Matcher row = Pattern.compile("(?m)^\\| `[a-z.]+`(?:, `[a-z.]+`)? \\| ([^|]+) \\|").matcher(docs);
 		while (row.find()) {
