@@ -199,4 +199,15 @@ class GrafanaFilesTest {
 		assertThat(datasources.get(0).get("uid")).isEqualTo("uform-prometheus");
 		assertThat(datasources.get(0).get("isDefault")).isEqualTo(false);
 	}
+
+	@Test
+	void theProvisionedDatasourceTakesItsUrlFromTheEnvironmentSoTheFileIsUsedAsItIs() throws IOException {
+		Path file = GRAFANA.resolve("provisioning/datasources/uform-prometheus.yaml");
+		Map<String, Object> yaml = new Yaml().load(Files.readString(file));
+		@SuppressWarnings("unchecked")
+		List<Map<String, Object>> datasources = (List<Map<String, Object>>) yaml.get("datasources");
+		// Grafana expands ${VAR} in provisioning files; docs/dashboards.md tells the reader to set it.
+		assertThat(datasources.get(0).get("url")).isEqualTo("${UFORM_PROMETHEUS_URL}");
+		assertThat(Files.readString(GRAFANA.resolve("../dashboards.md"))).contains("UFORM_PROMETHEUS_URL=");
+	}
 }
