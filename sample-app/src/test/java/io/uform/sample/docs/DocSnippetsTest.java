@@ -284,36 +284,52 @@ class DocSnippetsTest {
 	@Test
 	void everyCommandRunsOrNamesWhatExists() throws Exception {
 		HttpClient http = HttpClient.newHttpClient();
+		List<String> failures = new ArrayList<>();
 		int executed = 0;
 		for (String page : PAGES) {
 			for (String line : commands(page)) {
 				for (String command : line.split("\\s*&&\\s*")) {
-					String where = page + ": " + command;
-					String first = command.split("\\s+")[0];
-					switch (first) {
-						case "curl" -> {
-							run(where, command);
-							checkUrl(http, where, command);
-							executed++;
-						}
-						case "./mvnw" -> checkMaven(where, command);
-						case "java" -> checkJavaJar(where, command);
-						case "prometheus" -> {
-							// thePrometheusConfigurationIsOnePrometheusAccepts checks its configuration.
-						}
-						default -> {
-							Path script = ROOT.resolve(first);
-							assertThat(Files.isRegularFile(script) && Files.isExecutable(script))
-								.as("%s: no rule for this command, and %s is not an executable script here", where, first)
-								.isTrue();
-						}
+					try {
+						executed += check(http, page + ": " + command, command) ? 1 : 0;
+					}
+					catch (AssertionError failure) {
+						// Every broken command is reported, not only the first.
+						failures.add(failure.getMessage().strip());
 					}
 				}
 			}
 		}
+		assertThat(failures).as("commands that do not run or name what does not exist").isEmpty();
 		assertThat(executed).as("commands executed").isGreaterThanOrEqualTo(4);
 		assertThat(commands("README.md")).as("the README's test command is the one .ci/run runs")
 			.contains(ciTestCommand());
+	}
+
+	/**
+	 * Runs or checks one command.
+	 * @return whether it was executed
+	 */
+	private static boolean check(HttpClient http, String where, String command) throws Exception {
+		String first = command.split("\\s+")[0];
+		switch (first) {
+			case "curl" -> {
+				run(where, command);
+				checkUrl(http, where, command);
+				return true;
+			}
+			case "./mvnw" -> checkMaven(where, command);
+			case "java" -> checkJavaJar(where, command);
+			case "prometheus" -> {
+				// thePrometheusConfigurationIsOnePrometheusAccepts checks its configuration.
+			}
+			default -> {
+				Path script = ROOT.resolve(first);
+				assertThat(Files.isRegularFile(script) && Files.isExecutable(script))
+					.as("%s: no rule for this command, and %s is not an executable script here", where, first)
+					.isTrue();
+			}
+		}
+		return false;
 	}
 
 	private static void run(String where, String command) throws Exception {
