@@ -182,8 +182,8 @@ class DocSnippetsTest {
 
 	@Test
 	void theApplicationYamlBindsToPropertiesThatExist() throws IOException {
-		Set<String> known = metadataProperties();
-		assertThat(known).contains("uform.ram.threads", "spring.application.name",
+		Metadata metadata = Metadata.onClassPath();
+		assertThat(metadata.names()).contains("uform.ram.threads", "spring.application.name",
 				"management.endpoints.web.exposure.include");
 		int bound = 0;
 		for (String page : PAGES) {
@@ -206,7 +206,7 @@ class DocSnippetsTest {
 					}
 					else {
 						String property = name.replaceAll("\\[\\d+\\]$", "");
-						assertThat(known.contains(property) || known.stream().anyMatch((map) -> isMapEntry(map, property)))
+						assertThat(metadata.has(property))
 							.as("%s: %s is a property of the configuration metadata", where, name)
 							.isTrue();
 					}
@@ -420,33 +420,38 @@ class DocSnippetsTest {
 		return child(xml(Files.readString(ROOT.resolve("pom.xml"))).getDocumentElement(), "version");
 	}
 
-	private static boolean isMapEntry(String property, String name) {
-		return name.startsWith(property + ".") && MAPS.contains(property);
-	}
+	/**
+	 * The property names of every configuration metadata file on the class path, and which of them are maps (whose
+	 * entries, {@code management.metrics.tags.application} say, are properties too).
+	 */
+	record Metadata(Set<String> names, Set<String> maps) {
 
-	private static final Set<String> MAPS = new TreeSet<>();
-
-	/** Every property name of every configuration metadata file on the class path. */
-	private static Set<String> metadataProperties() throws IOException {
-		Set<String> names = new TreeSet<>();
-		JsonMapper json = JsonMapper.builder().build();
-		ClassLoader loader = DocSnippetsTest.class.getClassLoader();
-		for (String file : List.of("META-INF/spring-configuration-metadata.json",
-				"META-INF/additional-spring-configuration-metadata.json")) {
-			for (Enumeration<URL> urls = loader.getResources(file); urls.hasMoreElements();) {
-				try (InputStream in = urls.nextElement().openStream()) {
-					JsonNode metadata = json.readTree(in);
-					for (JsonNode property : metadata.path("properties")) {
-						String name = property.path("name").asString();
-						names.add(name);
-						if (property.path("type").asString("").startsWith("java.util.Map")) {
-							MAPS.add(name);
+		static Metadata onClassPath() throws IOException {
+			Set<String> names = new TreeSet<>();
+			Set<String> maps = new TreeSet<>();
+			JsonMapper json = JsonMapper.builder().build();
+			ClassLoader loader = DocSnippetsTest.class.getClassLoader();
+			for (String file : List.of("META-INF/spring-configuration-metadata.json",
+					"META-INF/additional-spring-configuration-metadata.json")) {
+				for (Enumeration<URL> urls = loader.getResources(file); urls.hasMoreElements();) {
+					try (InputStream in = urls.nextElement().openStream()) {
+						for (JsonNode property : json.readTree(in).path("properties")) {
+							String name = property.path("name").asString();
+							names.add(name);
+							if (property.path("type").asString("").startsWith("java.util.Map")) {
+								maps.add(name);
+							}
 						}
 					}
 				}
 			}
+			return new Metadata(names, maps);
 		}
-		return names;
+
+		boolean has(String property) {
+			return this.names.contains(property)
+					|| this.maps.stream().anyMatch((map) -> property.startsWith(map + "."));
+		}
 	}
 
 	private static Map<String, Object> flatten(String page, Block block) throws IOException {
