@@ -124,6 +124,6 @@ echo "load after: $(cat /proc/loadavg 2>/dev/null || uptime)" >> "$OUT/machine.t
 if command -v python3 > /dev/null; then
 	python3 "$ROOT/benchmarks/summarize.py" "$OUT" | tee "$OUT/summary.txt"
 else
-	echo "python3 not found: no summary.txt; compute the ratios from the JSON as docs/benchmarks.md describes"
+	echo "python3 not found: no summary.txt; compute the ratios from the JSON as benchmarks/summarize.py does"
 fi
 echo "results: $OUT"

@@ -2,7 +2,7 @@
 # Everything this project still has to measure on a lent GPU machine, in one command, so that a
 # session with a few minutes of device time runs it once:
 #   1. scripts/gpu-check.sh: GPU discovery against nvidia-smi, a VRAM executor on GPU 0, and the
-#      sample's search on the GPU kernel beside the host engines (docs/vram.md "Verified on",
+#      sample's search on the GPU kernel beside the host engines (docs/vram.md "What is verified",
 #      docs/benchmarks.md "Sample app: search throughput").
 #   2. The mesh join for 2, 4 and 8 processes, warm and cold (docs/benchmarks.md "Mesh join"): the
 #      target is about 8 processes that do not share a few cores, which a 2-core development machine

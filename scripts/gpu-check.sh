@@ -13,7 +13,7 @@
 # jar is built (or UFORM_SAMPLE_JAR names it), it starts the sample and runs its load script on the
 # vram, ram and parallel-stream engines: the vram engine must take the gpu-kernel path and return
 # the same rows as the host. The whole script takes about 3 minutes; record its output and the
-# driver version in docs/vram.md, "Verified on".
+# driver version in docs/vram.md, "What is verified".
 #
 # Usage (from anywhere):
 #   scripts/gpu-check.sh                      # builds the cli jar with ./mvnw (needs Maven Central or a filled ~/.m2)
@@ -74,7 +74,7 @@ pci_numbers() {
 	printf '%d:%d:%d.%d' "$((16#$domain))" "$((16#$bus))" "$((16#$device))" "$((16#$function))"
 }
 
-# The class uform should give a compute capability (docs/gpus.md, native-interfaces.md 4.1),
+# The class uform should give a compute capability (docs/vram.md "GPU classes", native-interfaces.md 4.1),
 # written out again here so the check does not trust the code it checks.
 expected_class() {
 	case "$1" in

@@ -22,7 +22,7 @@ import java.util.TreeSet;
  *
  * <h2>The vocabulary</h2>
  * The flag sets follow what the runtime probes of NumKong 7 / SimSIMD 6 test for their dispatch
- * classes of the same names (see {@code docs/hardware.md}), with three deliberate differences:
+ * classes of the same names (the table is in {@code docs/executors.md}), with three deliberate differences:
  * <ul>
  * <li>Classes are cumulative along a chain: each needs the flags of the class it extends, so a
  * kernel for a class may use everything below it, and "available" stays a plain superset test.</li>

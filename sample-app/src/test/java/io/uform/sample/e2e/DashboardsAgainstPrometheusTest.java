@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * dashboard must list values and every panel query must parse and return a number. A misspelt metric,
  * a label the meters do not carry, or a selector that matches nothing fails here, not on a user's
  * Grafana. Panels that only real GPUs (or NVIDIA's DCGM exporter) can fill are checked to parse only,
- * as are the PromQL examples of {@code docs/metrics.md}.
+ * as are the PromQL examples of {@code docs/actuator.md}.
  *
  * <p>Needs the {@code prometheus} executable ({@code apt-get install prometheus}; CI installs it);
  * without it the Prometheus check is skipped, with that reason.
@@ -52,8 +52,8 @@ class DashboardsAgainstPrometheusTest {
 	/** Relative to the module, where Maven runs its tests. */
 	private static final Path DASHBOARDS = Path.of("..", "docs", "grafana");
 
-	/** The metrics page, whose PromQL examples must parse too. */
-	private static final Path METRICS_DOC = Path.of("..", "docs", "metrics.md");
+	/** The Actuator and metrics page, whose PromQL examples must parse too. */
+	private static final Path METRICS_DOC = Path.of("..", "docs", "actuator.md");
 
 	/** The dashboards the docs ship: the check must not pass on an empty directory. */
 	private static final Set<String> SHIPPED = Set.of("uform-executors.json", "uform-devices.json",
@@ -214,7 +214,7 @@ class DashboardsAgainstPrometheusTest {
 	}
 
 	/**
-	 * The PromQL that docs/metrics.md shows must parse: a reader copies it into Prometheus or Grafana.
+	 * The PromQL that docs/actuator.md shows must parse: a reader copies it into Prometheus or Grafana.
 	 * Parse only: some of it joins DCGM's series or needs a scratch limit, which are not here.
 	 */
 	private static void checkDocumented(PrometheusServer prometheus, Instant at, List<String> failures)

@@ -135,12 +135,17 @@ class GrafanaFilesTest {
 			}
 		}
 		assertThat(used).as("uform metrics the dashboards read").contains("uform_gpu_power_watts")
-			.allSatisfy((name) -> assertThat(documented).as("docs/metrics.md's Prometheus names").contains(name));
+			.allSatisfy((name) -> assertThat(documented).as("docs/actuator.md's Prometheus names").contains(name));
 	}
 
-	/** The Prometheus names of docs/metrics.md's tables, with "`x_count`, `_sum`" expanded. */
+	/**
+	 * The Prometheus names of the meter tables of docs/actuator.md (its "## Metrics" section, whose only tables they
+	 * are), with "`x_count`, `_sum`" expanded.
+	 */
 	private static Set<String> documentedPrometheusNames() throws IOException {
-		String docs = Files.readString(GRAFANA.resolve("../metrics.md"));
+		String page = Files.readString(GRAFANA.resolve("../actuator.md"));
+		assertThat(page).as("docs/actuator.md has a metrics section").contains("\n## Metrics\n");
+		String docs = page.substring(page.indexOf("\n## Metrics\n"));
 		Set<String> names = new TreeSet<>();
 		Matcher row = Pattern.compile("(?m)^\\| `[a-z.]+`(?:, `[a-z.]+`)? \\| ([^|]+) \\|").matcher(docs);
 		while (row.find()) {
@@ -193,5 +198,16 @@ class GrafanaFilesTest {
 		assertThat(datasources.get(0).get("name")).isEqualTo("uform Prometheus");
 		assertThat(datasources.get(0).get("uid")).isEqualTo("uform-prometheus");
 		assertThat(datasources.get(0).get("isDefault")).isEqualTo(false);
+	}
+
+	@Test
+	void theProvisionedDatasourceTakesItsUrlFromTheEnvironmentSoTheFileIsUsedAsItIs() throws IOException {
+		Path file = GRAFANA.resolve("provisioning/datasources/uform-prometheus.yaml");
+		Map<String, Object> yaml = new Yaml().load(Files.readString(file));
+		@SuppressWarnings("unchecked")
+		List<Map<String, Object>> datasources = (List<Map<String, Object>>) yaml.get("datasources");
+		// Grafana expands ${VAR} in provisioning files; docs/dashboards.md tells the reader to set it.
+		assertThat(datasources.get(0).get("url")).isEqualTo("${UFORM_PROMETHEUS_URL}");
+		assertThat(Files.readString(GRAFANA.resolve("../dashboards.md"))).contains("UFORM_PROMETHEUS_URL=");
 	}
 }

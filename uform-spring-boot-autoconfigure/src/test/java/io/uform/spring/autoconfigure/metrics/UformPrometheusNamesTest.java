@@ -29,7 +29,7 @@ import io.uform.spring.autoconfigure.UformAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Prometheus names {@code docs/metrics.md} gives are the names Micrometer's real
+ * The Prometheus names the metrics tables of {@code docs/actuator.md} give are the names Micrometer's real
  * {@link PrometheusMeterRegistry} writes for uform's meters, and every uform series it writes is
  * documented: a context with both executors (on this module's simulated devices, a scratch limit
  * set) and a mesh of one, scraped once.
@@ -81,9 +81,14 @@ class UformPrometheusNamesTest {
 		assertThat(documented).containsAll(scraped);
 	}
 
-	/** The second column of docs/metrics.md's meter tables, with "`x_count`, `_sum`" expanded. */
+	/**
+	 * The second column of the meter tables of docs/actuator.md (its "## Metrics" section, whose only tables they
+	 * are), with "`x_count`, `_sum`" expanded.
+	 */
 	private static Set<String> documentedNames() throws IOException {
-		String docs = Files.readString(Path.of("..", "docs", "metrics.md"));
+		String page = Files.readString(Path.of("..", "docs", "actuator.md"));
+		assertThat(page).as("docs/actuator.md has a metrics section").contains("\n## Metrics\n");
+		String docs = page.substring(page.indexOf("\n## Metrics\n"));
 		Set<String> names = new TreeSet<>();
 		Matcher row = Pattern.compile("(?m)^\\| `[a-z.]+`(?:, `[a-z.]+`)? \\| ([^|]+) \\|").matcher(docs);
 		while (row.find()) {
@@ -97,7 +102,7 @@ class UformPrometheusNamesTest {
 				previous = found;
 			}
 		}
-		assertThat(names).as("Prometheus names in docs/metrics.md").isNotEmpty();
+		assertThat(names).as("Prometheus names in docs/actuator.md").isNotEmpty();
 		return names;
 	}
 
