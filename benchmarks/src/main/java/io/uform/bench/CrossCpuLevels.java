@@ -87,8 +87,11 @@ public final class CrossCpuLevels {
 		summarize(forkMedians, pingMedians);
 	}
 
-	/** The partner: answers every odd value with the next even one, until the value goes negative. */
-	private static void bounce(AtomicLong ball) {
+	/**
+	 * A ping-pong partner (here and in {@link ForkTailLatencyBenchmark}): answers every odd value with
+	 * the next even one, until the value goes negative.
+	 */
+	static void bounce(AtomicLong ball) {
 		long seen = 0;
 		while (true) {
 			long now = ball.get();

@@ -183,20 +183,7 @@ public final class ForkTailLatencyBenchmark {
 	/** Times round trips of a value between this thread and a partner that spins for it. */
 	private long[] pingPong() {
 		AtomicLong ball = new AtomicLong();
-		Thread partner = new Thread(() -> {
-			long seen = 0;
-			while (true) {
-				long now = ball.get();
-				if (now < 0) {
-					return;
-				}
-				if (now != seen && (now & 1) == 1) {
-					seen = now + 1;
-					ball.set(seen);
-				}
-				Thread.onSpinWait();
-			}
-		}, "pingpong-partner");
+		Thread partner = new Thread(() -> CrossCpuLevels.bounce(ball), "pingpong-partner");
 		partner.setDaemon(true);
 		partner.start();
 		long[] next = { 1 };
