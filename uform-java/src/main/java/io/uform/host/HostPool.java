@@ -26,7 +26,8 @@ import java.util.function.IntConsumer;
  * <h2>Shared state and why it is safe</h2>
  * The descriptor's fields and the threads' failures are in {@link ForkDescriptor}'s table; the
  * caller's wait ({@code pending}, {@code waitingCaller}) and the claims on a late worker's share
- * ({@code HostWorker.picked}, {@code HostWorker.lateIn}, {@code callerCpu}) in {@link ForkWait}'s.
+ * ({@code HostWorker.picked}, {@code HostWorker.arrived}, {@code HostWorker.claimedBy},
+ * {@code HostWorker.lateIn}, {@code claimedLastFork}, {@code callerCpu}) in {@link ForkWait}'s.
  * Here:
  * <ul>
  * <li>{@code forkLock} (fair {@link ReentrantLock}): held by the caller for the whole fork. Forks
