@@ -25,7 +25,7 @@ import io.uform.mesh.MemberRecord;
 /**
  * What the mesh protocol asks of the file system per joining process as the run grows: one real
  * process joins (and leaves) through {@link FileRendezvous} while the harness plays the other N−1
- * members' files in the same JVM, and a {@link CountingFileSystem} under the real process counts its
+ * members' files in the same JVM, and a {@link FileSystemCounter} under the real process counts its
  * directory listings (and the names they return), file reads and writes, lookups, renames, links and
  * deletions.
  *
@@ -177,9 +177,9 @@ public final class MeshScaleBenchmark {
 
 		long leaveNanos;
 
-		CountingFileSystem.Counts join;
+		FileSystemCounter.Counts join;
 
-		CountingFileSystem.Counts leave;
+		FileSystemCounter.Counts leave;
 
 		boolean leftClean;
 
@@ -201,8 +201,8 @@ public final class MeshScaleBenchmark {
 		String job = String.format(Locale.ROOT, "scale-%s-n%d-r%d", scenario, count, round);
 		Round result = new Round();
 		try {
-			Path counted = CountingFileSystem.counting(parent);
-			CountingFileSystem files = CountingFileSystem.of(counted);
+			FileSystemCounter files = new FileSystemCounter();
+			Path counted = files.counting(parent);
 			MemberRecord self = FileRendezvous.announce(job, 0, count, 1, false, TIMEOUT, List.of());
 			PlayedMembers played = new PlayedMembers(parent.resolve(job), self);
 			if (scenario.equals("last")) {
@@ -238,7 +238,7 @@ public final class MeshScaleBenchmark {
 				return result;
 			}
 			played.leave();
-			CountingFileSystem.Counts before = files.counts();
+			FileSystemCounter.Counts before = files.counts();
 			started = System.nanoTime();
 			joined.leave();
 			result.leaveNanos = System.nanoTime() - started;

@@ -1,10 +1,11 @@
-package io.uform.bench;
+package io.uform.mesh;
 
 import java.io.IOException;
 import java.net.URI;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessMode;
 import java.nio.file.CopyOption;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
 import java.nio.file.FileSystem;
@@ -26,27 +27,114 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The default file system, counting what one process asks of it: directory listings and the names
- * they return, file opens for reading and for writing, lookups (existence and attribute checks),
- * renames, hard links, deletions and directories made. Every operation is the default file system's;
- * a mesh joins through a directory of this file system exactly as through the real one, and the
- * counts are what it would ask of a shared file system's server (before any client cache).
+ * The default file system, telling a {@link Listener} what a process asks of it: directory listings
+ * (and each name they hand out), file opens, lookups (existence and attribute checks), renames, hard
+ * links, deletions and directories made, each just before the default file system does it. A mesh
+ * joins through a directory of this file system exactly as through the real one; what the listener
+ * is told is what a shared file system's server would be asked (before any client cache). Shared by
+ * the mesh tests ({@link ObservedFileSystem}) and the mesh benchmarks (through uform-java's test jar),
+ * so it is public.
  */
-final class CountingFileSystem extends FileSystem {
+public final class ReportingFileSystem extends FileSystem {
 
-	/** What a process asked of the file system, counted. */
-	record Counts(long listings, long listedNames, long listingNanos, long reads, long writes, long lookups,
-			long renames, long links, long deletes, long directoriesMade) {
+	/**
+	 * What a process asks of a {@link ReportingFileSystem}, told before the default file system does it.
+	 * The paths are the reporting file system's, as the process named them. Every method does nothing
+	 * unless overridden.
+	 */
+	public interface Listener {
 
-		/** What was asked between {@code before} and this. */
-		Counts minus(Counts before) {
-			return new Counts(this.listings - before.listings, this.listedNames - before.listedNames,
-					this.listingNanos - before.listingNanos, this.reads - before.reads, this.writes - before.writes,
-					this.lookups - before.lookups, this.renames - before.renames, this.links - before.links,
-					this.deletes - before.deletes, this.directoriesMade - before.directoriesMade);
+		/**
+		 * A file is about to be opened.
+		 * @param file the file
+		 * @param writing whether it is opened for writing ({@code WRITE} or {@code APPEND}), not only for reading
+		 */
+		default void opening(Path file, boolean writing) {
+		}
+
+		/**
+		 * A directory is about to be listed.
+		 * @param directory the directory
+		 * @return what to tell, and what to do, as this one listing goes on
+		 */
+		default Listing listing(Path directory) {
+			return Listing.PLAIN;
+		}
+
+		/**
+		 * A file's existence or attributes are about to be looked up.
+		 * @param path the file
+		 */
+		default void lookingUp(Path path) {
+		}
+
+		/**
+		 * A file is about to be renamed (moved).
+		 * @param source the file
+		 * @param target its new name
+		 */
+		default void moving(Path source, Path target) {
+		}
+
+		/**
+		 * A hard link is about to be made.
+		 * @param link the new name
+		 * @param existing the file it names
+		 */
+		default void linking(Path link, Path existing) {
+		}
+
+		/**
+		 * A file or empty directory is about to be deleted (if it exists).
+		 * @param path the file
+		 */
+		default void deleting(Path path) {
+		}
+
+		/**
+		 * A directory is about to be made.
+		 * @param directory the directory
+		 */
+		default void makingDirectory(Path directory) {
+		}
+	}
+
+	/** One listing of a directory, as it goes on. Every method does nothing unless overridden. */
+	public interface Listing {
+
+		/** A listing that shows every name and is told nothing. */
+		Listing PLAIN = new Listing() {
+		};
+
+		/**
+		 * Whether the listing shows a name; one that leaves names out is a listing as a client's cache
+		 * may serve it, behind the directory's contents.
+		 * @param entry a name in the directory
+		 * @return {@code false} to leave it out
+		 */
+		default boolean shows(Path entry) {
+			return true;
+		}
+
+		/**
+		 * The process asks whether there is another name: the listing reads on. Throwing
+		 * {@link DirectoryIteratorException} fails the read, as the default file system's listing
+		 * fails when reading the directory does.
+		 */
+		default void readingOn() {
+		}
+
+		/**
+		 * The listing hands out a name.
+		 * @param entry the name
+		 */
+		default void handedOut(Path entry) {
+		}
+
+		/** The listing was closed. */
+		default void closed() {
 		}
 	}
 
@@ -54,57 +142,38 @@ final class CountingFileSystem extends FileSystem {
 
 	private final FileSystem real;
 
-	private final AtomicLong listings = new AtomicLong();
+	private final Listener listener;
 
-	private final AtomicLong listedNames = new AtomicLong();
-
-	private final AtomicLong listingNanos = new AtomicLong();
-
-	private final AtomicLong reads = new AtomicLong();
-
-	private final AtomicLong writes = new AtomicLong();
-
-	private final AtomicLong lookups = new AtomicLong();
-
-	private final AtomicLong renames = new AtomicLong();
-
-	private final AtomicLong links = new AtomicLong();
-
-	private final AtomicLong deletes = new AtomicLong();
-
-	private final AtomicLong directoriesMade = new AtomicLong();
-
-	private CountingFileSystem(FileSystem real) {
+	private ReportingFileSystem(FileSystem real, Listener listener) {
 		this.real = real;
+		this.listener = listener;
 	}
 
 	/**
-	 * A directory of the default file system, reached through a counting file system of its own.
+	 * A directory of the default file system, reached through a reporting file system of its own.
 	 * @param directory the directory
-	 * @return the same directory, every operation on it and below it counted
+	 * @param listener told every operation on the directory and below it
+	 * @return the same directory, every operation on it and below it told to {@code listener}
 	 */
-	static Path counting(Path directory) {
-		return new CountingFileSystem(directory.getFileSystem()).wrap(directory);
+	public static Path reporting(Path directory, Listener listener) {
+		return new ReportingFileSystem(directory.getFileSystem(), listener).wrap(directory);
 	}
 
-	/** The counting file system a path of {@link #counting} belongs to. */
-	static CountingFileSystem of(Path path) {
-		return (CountingFileSystem) path.getFileSystem();
-	}
-
-	/** What was asked so far. */
-	Counts counts() {
-		return new Counts(this.listings.get(), this.listedNames.get(), this.listingNanos.get(), this.reads.get(),
-				this.writes.get(), this.lookups.get(), this.renames.get(), this.links.get(), this.deletes.get(),
-				this.directoriesMade.get());
+	/**
+	 * The listener of the reporting file system a path belongs to.
+	 * @param path a path of {@link #reporting}, or one derived from it
+	 * @return the listener given to {@link #reporting}
+	 */
+	public static Listener listenerOf(Path path) {
+		return ((ReportingFileSystem) path.getFileSystem()).listener;
 	}
 
 	private Path wrap(Path path) {
-		return (path == null) ? null : new Counted(this, path);
+		return (path == null) ? null : new Reported(this, path);
 	}
 
 	private static Path unwrap(Path path) {
-		return (path instanceof Counted counted) ? counted.real : path;
+		return (path instanceof Reported reported) ? reported.real : path;
 	}
 
 	@Override
@@ -166,17 +235,17 @@ final class CountingFileSystem extends FileSystem {
 
 	@Override
 	public WatchService newWatchService() {
-		throw new UnsupportedOperationException("not counted");
+		throw new UnsupportedOperationException("no notifications, as on NFS");
 	}
 
-	/** A path of the counting file system: a default one underneath. */
-	private static final class Counted implements Path {
+	/** A path of the reporting file system: a default one underneath. */
+	private static final class Reported implements Path {
 
-		private final CountingFileSystem system;
+		private final ReportingFileSystem system;
 
 		final Path real;
 
-		Counted(CountingFileSystem system, Path real) {
+		Reported(ReportingFileSystem system, Path real) {
 			this.system = system;
 			this.real = real;
 		}
@@ -267,7 +336,7 @@ final class CountingFileSystem extends FileSystem {
 
 		@Override
 		public WatchKey register(WatchService watcher, WatchEvent.Kind<?>[] events, WatchEvent.Modifier... modifiers) {
-			throw new UnsupportedOperationException("not counted");
+			throw new UnsupportedOperationException("no notifications, as on NFS");
 		}
 
 		@Override
@@ -277,7 +346,7 @@ final class CountingFileSystem extends FileSystem {
 
 		@Override
 		public boolean equals(Object other) {
-			return other instanceof Counted counted && this.real.equals(counted.real);
+			return other instanceof Reported reported && this.real.equals(reported.real);
 		}
 
 		@Override
@@ -291,16 +360,20 @@ final class CountingFileSystem extends FileSystem {
 		}
 	}
 
-	/** Does what the default provider does, on the real paths, and counts. */
+	/** Does what the default provider does, on the real paths, once the listener is told. */
 	private final class Provider extends FileSystemProvider {
 
 		private FileSystemProvider real() {
-			return CountingFileSystem.this.real.provider();
+			return ReportingFileSystem.this.real.provider();
+		}
+
+		private Listener listener() {
+			return ReportingFileSystem.this.listener;
 		}
 
 		@Override
 		public String getScheme() {
-			return "counting";
+			return "reporting";
 		}
 
 		@Override
@@ -321,18 +394,17 @@ final class CountingFileSystem extends FileSystem {
 		@Override
 		public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
 				throws IOException {
-			boolean writing = options.contains(StandardOpenOption.WRITE) || options.contains(StandardOpenOption.APPEND);
-			(writing ? CountingFileSystem.this.writes : CountingFileSystem.this.reads).incrementAndGet();
+			listener().opening(path,
+					options.contains(StandardOpenOption.WRITE) || options.contains(StandardOpenOption.APPEND));
 			return real().newByteChannel(unwrap(path), options, attrs);
 		}
 
 		@Override
 		public DirectoryStream<Path> newDirectoryStream(Path dir, DirectoryStream.Filter<? super Path> filter)
 				throws IOException {
-			CountingFileSystem system = CountingFileSystem.this;
-			long started = System.nanoTime();
-			system.listings.incrementAndGet();
-			DirectoryStream<Path> stream = real().newDirectoryStream(unwrap(dir), (entry) -> filter.accept(wrap(entry)));
+			Listing listing = listener().listing(dir);
+			DirectoryStream<Path> stream = real().newDirectoryStream(unwrap(dir),
+					(entry) -> listing.shows(wrap(entry)) && filter.accept(wrap(entry)));
 			return new DirectoryStream<>() {
 
 				@Override
@@ -342,13 +414,15 @@ final class CountingFileSystem extends FileSystem {
 
 						@Override
 						public boolean hasNext() {
+							listing.readingOn();
 							return entries.hasNext();
 						}
 
 						@Override
 						public Path next() {
-							system.listedNames.incrementAndGet();
-							return wrap(entries.next());
+							Path entry = wrap(entries.next());
+							listing.handedOut(entry);
+							return entry;
 						}
 					};
 				}
@@ -356,32 +430,32 @@ final class CountingFileSystem extends FileSystem {
 				@Override
 				public void close() throws IOException {
 					stream.close();
-					system.listingNanos.addAndGet(System.nanoTime() - started);
+					listing.closed();
 				}
 			};
 		}
 
 		@Override
 		public void createDirectory(Path dir, FileAttribute<?>... attrs) throws IOException {
-			CountingFileSystem.this.directoriesMade.incrementAndGet();
+			listener().makingDirectory(dir);
 			real().createDirectory(unwrap(dir), attrs);
 		}
 
 		@Override
 		public void createLink(Path link, Path existing) throws IOException {
-			CountingFileSystem.this.links.incrementAndGet();
+			listener().linking(link, existing);
 			real().createLink(unwrap(link), unwrap(existing));
 		}
 
 		@Override
 		public void delete(Path path) throws IOException {
-			CountingFileSystem.this.deletes.incrementAndGet();
+			listener().deleting(path);
 			real().delete(unwrap(path));
 		}
 
 		@Override
 		public boolean deleteIfExists(Path path) throws IOException {
-			CountingFileSystem.this.deletes.incrementAndGet();
+			listener().deleting(path);
 			return real().deleteIfExists(unwrap(path));
 		}
 
@@ -392,7 +466,7 @@ final class CountingFileSystem extends FileSystem {
 
 		@Override
 		public void move(Path source, Path target, CopyOption... options) throws IOException {
-			CountingFileSystem.this.renames.incrementAndGet();
+			listener().moving(source, target);
 			real().move(unwrap(source), unwrap(target), options);
 		}
 
@@ -413,7 +487,7 @@ final class CountingFileSystem extends FileSystem {
 
 		@Override
 		public void checkAccess(Path path, AccessMode... modes) throws IOException {
-			CountingFileSystem.this.lookups.incrementAndGet();
+			listener().lookingUp(path);
 			real().checkAccess(unwrap(path), modes);
 		}
 
@@ -425,13 +499,13 @@ final class CountingFileSystem extends FileSystem {
 		@Override
 		public <A extends BasicFileAttributes> A readAttributes(Path path, Class<A> type, LinkOption... options)
 				throws IOException {
-			CountingFileSystem.this.lookups.incrementAndGet();
+			listener().lookingUp(path);
 			return real().readAttributes(unwrap(path), type, options);
 		}
 
 		@Override
 		public Map<String, Object> readAttributes(Path path, String attributes, LinkOption... options) throws IOException {
-			CountingFileSystem.this.lookups.incrementAndGet();
+			listener().lookingUp(path);
 			return real().readAttributes(unwrap(path), attributes, options);
 		}
 
