@@ -1,10 +1,7 @@
 package io.uform.mesh;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -32,11 +29,11 @@ class FileRendezvousFirstLookTest {
 		Path job = Files.createDirectories(this.directory.resolve("once"));
 		// Index 1 is there first (written by this live process, so not stale), and ready once index 0 is.
 		MemberRecord peer = FileRendezvous.announce("once", 1, 2, 1, false, Duration.ofMinutes(1), List.of());
-		place(job, "member-1.properties", peer.toBytes());
+		PeerFiles.writeAsAPeerDoes(job, "member-1.properties", peer.toBytes());
 		Path observed = ObservedFileSystem.observe(this.directory);
 		ObservedFileSystem files = ObservedFileSystem.of(observed);
 		files.beforeMovingInto((name) -> name.equals("member-0.properties"),
-				() -> place(job, "ready-1.properties", Marker.toBytes("ready", peer, null, null)));
+				() -> PeerFiles.writeAsAPeerDoes(job, "ready-1.properties", Marker.toBytes("ready", peer, null, null)));
 		MemberRecord self = FileRendezvous.announce("once", 0, 2, 1, false, Duration.ofSeconds(10), List.of());
 
 		FileRendezvous joined = FileRendezvous.join(observed, self);
@@ -52,15 +49,15 @@ class FileRendezvousFirstLookTest {
 	void aRecordReplacedBetweenTheFirstLookAndTheFirstPollIsReadAgain() throws Exception {
 		Path job = Files.createDirectories(this.directory.resolve("restarted"));
 		MemberRecord before = FileRendezvous.announce("restarted", 1, 2, 1, false, Duration.ofMinutes(1), List.of());
-		place(job, "member-1.properties", before.toBytes());
+		PeerFiles.writeAsAPeerDoes(job, "member-1.properties", before.toBytes());
 		// Index 1 restarts while this process claims its index: after its first look, before its first
 		// poll. Its new incarnation writes its record, then (having read index 0's) its ready file.
 		MemberRecord after = FileRendezvous.announce("restarted", 1, 2, 1, false, Duration.ofMinutes(1), List.of());
 		Path observed = ObservedFileSystem.observe(this.directory);
 		ObservedFileSystem files = ObservedFileSystem.of(observed);
 		files.beforeMovingInto((name) -> name.equals("member-0.properties"), () -> {
-			place(job, "member-1.properties", after.toBytes());
-			place(job, "ready-1.properties", Marker.toBytes("ready", after, null, null));
+			PeerFiles.writeAsAPeerDoes(job, "member-1.properties", after.toBytes());
+			PeerFiles.writeAsAPeerDoes(job, "ready-1.properties", Marker.toBytes("ready", after, null, null));
 		});
 		MemberRecord self = FileRendezvous.announce("restarted", 0, 2, 1, false, Duration.ofSeconds(5), List.of());
 
@@ -72,17 +69,5 @@ class FileRendezvousFirstLookTest {
 			.containsExactly(self.incarnation(), after.incarnation());
 		assertThat(files.reads("member-1.properties")).as("reads of index 1's record").isEqualTo(2);
 		joined.leave();
-	}
-
-	/** Writes a file as a peer does: whole to a temp file, then renamed into place. */
-	private static void place(Path job, String name, byte[] bytes) {
-		try {
-			Path temp = job.resolve(".tmp-test-" + name);
-			Files.write(temp, bytes);
-			Files.move(temp, job.resolve(name), StandardCopyOption.ATOMIC_MOVE);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
 	}
 }

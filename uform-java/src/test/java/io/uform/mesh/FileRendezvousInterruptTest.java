@@ -3,7 +3,6 @@ package io.uform.mesh;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -34,9 +33,8 @@ class FileRendezvousInterruptTest {
 	void anInterruptedBootstrapFailsWithInterruptedKeepsTheFlagAndTellsThePeers() throws Exception {
 		Path job = Files.createDirectories(this.directory.resolve("job"));
 		// A peer waits there (its record is this live process's, so not stale), for the abort to tell.
-		Path temp = Files.write(job.resolve(".tmp-test-member-1.properties"),
+		PeerFiles.writeAsAPeerDoes(job, "member-1.properties",
 				FileRendezvous.announce("job", 1, 3, 1, false, Duration.ofSeconds(20), List.of()).toBytes());
-		Files.move(temp, job.resolve("member-1.properties"), StandardCopyOption.ATOMIC_MOVE);
 		MemberRecord self = FileRendezvous.announce("job", 0, 3, 1, false, Duration.ofSeconds(20), List.of());
 		CompletableFuture<Throwable> failure = new CompletableFuture<>();
 		CompletableFuture<Boolean> flagAfter = new CompletableFuture<>();

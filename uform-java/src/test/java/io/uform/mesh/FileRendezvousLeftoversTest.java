@@ -3,7 +3,6 @@ package io.uform.mesh;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -54,7 +53,7 @@ class FileRendezvousLeftoversTest {
 		Path job = Files.createDirectories(this.directory.resolve("waiting"));
 		// Index 1 waits: its record is there (written by this live process, so not stale), its ready is not.
 		MemberRecord peer = FileRendezvous.announce("waiting", 1, 3, 1, false, Duration.ofSeconds(20), List.of());
-		writeAsAPeerDoes(job, "member-1.properties", peer.toBytes());
+		PeerFiles.writeAsAPeerDoes(job, "member-1.properties", peer.toBytes());
 		MemberRecord self = FileRendezvous.announce("waiting", 0, 3, 1, false, Duration.ofMillis(200), List.of());
 		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(RuntimeFailure.class)
 			.hasMessageContaining("index 2 never joined")
@@ -163,13 +162,6 @@ class FileRendezvousLeftoversTest {
 			Thread.sleep(1);
 		}
 		assertThat(file).exists();
-	}
-
-	/** Writes a file whole and renames it into place, as every process does. */
-	private static void writeAsAPeerDoes(Path job, String name, byte[] bytes) throws IOException {
-		Path temp = job.resolve(".tmp-test-" + name);
-		Files.write(temp, bytes);
-		Files.move(temp, job.resolve(name), StandardCopyOption.ATOMIC_MOVE);
 	}
 
 	private static List<String> names(Path directory) throws IOException {

@@ -3,7 +3,6 @@ package io.uform.mesh;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -133,17 +132,11 @@ class FileRendezvousLookupTest {
 		ObservedFileSystem files = ObservedFileSystem.of(observed);
 		Path job = Files.createDirectories(this.directory.resolve("answered"));
 		MemberRecord peer = FileRendezvous.announce("answered", 1, 2, 1, false, Duration.ofSeconds(20), List.of());
-		writeAsAPeerDoes(job, "member-1.properties", peer.toBytes());
+		PeerFiles.writeAsAPeerDoes(job, "member-1.properties", peer.toBytes());
 		MemberRecord self = FileRendezvous.announce("answered", 0, 2, 1, false, Duration.ofSeconds(20), List.of());
 		// Index 1 answers after index 0 listed the directory, just before index 0's own ready file goes in.
-		files.beforeMovingInto((name) -> name.equals("ready-0.properties"), () -> {
-			try {
-				writeAsAPeerDoes(job, "ready-1.properties", ready(peer));
-			}
-			catch (Exception ex) {
-				throw new IllegalStateException(ex);
-			}
-		});
+		files.beforeMovingInto((name) -> name.equals("ready-0.properties"),
+				() -> PeerFiles.writeAsAPeerDoes(job, "ready-1.properties", ready(peer)));
 		FileRendezvous joined = FileRendezvous.join(observed, self);
 		assertThat(joined.members()).extracting(MemberRecord::incarnation)
 			.containsExactly(self.incarnation(), peer.incarnation());
@@ -197,7 +190,7 @@ class FileRendezvousLookupTest {
 	 */
 	private long timesOutBesideASilentPeer(Path observed, String job, Duration timeout) throws Exception {
 		Path files = Files.createDirectories(this.directory.resolve(job));
-		writeAsAPeerDoes(files, "member-1.properties",
+		PeerFiles.writeAsAPeerDoes(files, "member-1.properties",
 				FileRendezvous.announce(job, 1, 2, 1, false, Duration.ofSeconds(20), List.of()).toBytes());
 		MemberRecord self = FileRendezvous.announce(job, 0, 2, 1, false, timeout, List.of());
 		long started = System.nanoTime();
@@ -220,12 +213,5 @@ class FileRendezvousLookupTest {
 				+ "\nmarker.incarnation=" + writer.incarnation() + "\nmarker.host=" + writer.host() + "\nmarker.pid="
 				+ writer.pid() + "\nmarker.written=" + ChronoUnit.NANOS.between(Instant.EPOCH, Instant.now()) + "\n")
 			.getBytes(StandardCharsets.ISO_8859_1);
-	}
-
-	/** Writes a file whole and renames it into place, as every process does. */
-	private static void writeAsAPeerDoes(Path job, String name, byte[] bytes) throws Exception {
-		Path temp = job.resolve(".tmp-test-" + name);
-		Files.write(temp, bytes);
-		Files.move(temp, job.resolve(name), StandardCopyOption.ATOMIC_MOVE);
 	}
 }

@@ -57,9 +57,9 @@ class FileRendezvousRemovalTest {
 		// Having read both, index 1 returns: from here on it never looks at the directory again.
 		MemberRecord one = FileRendezvous.announce("job", 1, 2, 1, false, Duration.ofSeconds(10), List.of());
 		awaitFile(job.resolve("member-0.properties"));
-		put(job, "member-1.properties", one.toBytes());
+		PeerFiles.writeAsAPeerDoes(job, "member-1.properties", one.toBytes());
 		awaitFile(job.resolve("ready-0.properties"));
-		put(job, "ready-1.properties", ready(one));
+		PeerFiles.writeAsAPeerDoes(job, "ready-1.properties", ready(one));
 
 		// Now the old run's last one out carries out the removal it decided on before the new run began.
 		boolean tookALiveRun = DirectoryRemoval.removeDirectory(this.directory, "job", "old-1", OLD_RUN, OLD_LISTING);
@@ -144,13 +144,13 @@ class FileRendezvousRemovalTest {
 				() -> FileRendezvous.join(this.directory, zero), (task) -> new Thread(task).start());
 		MemberRecord one = FileRendezvous.announce("job", 1, 2, 1, false, Duration.ofSeconds(5), List.of());
 		awaitFile(job.resolve("member-0.properties"));
-		put(job, "member-1.properties", one.toBytes());
+		PeerFiles.writeAsAPeerDoes(job, "member-1.properties", one.toBytes());
 		awaitFile(job.resolve("ready-0.properties"));
 		// Index 0 cannot return yet: ready-1 is written only after the directory is gone.
 		deleteTree(job);
 		Files.createDirectories(job);
-		put(job, "member-1.properties", one.toBytes());
-		put(job, "ready-1.properties", ready(one));
+		PeerFiles.writeAsAPeerDoes(job, "member-1.properties", one.toBytes());
+		PeerFiles.writeAsAPeerDoes(job, "ready-1.properties", ready(one));
 		try {
 			assertThat(joining.get(20, TimeUnit.SECONDS).members()).hasSize(2);
 		}
@@ -177,9 +177,9 @@ class FileRendezvousRemovalTest {
 			MemberRecord late = FileRendezvous.announce(name, 2, 3, 1, false, Duration.ofSeconds(5), List.of());
 			// Index 0, played here: its record, then (ready-1 seen, no stranger) its ready: it has returned.
 			awaitFile(job.resolve("member-1.properties"));
-			put(job, "member-0.properties", zero.toBytes());
+			PeerFiles.writeAsAPeerDoes(job, "member-0.properties", zero.toBytes());
 			awaitFile(job.resolve("ready-1.properties"));
-			put(job, "ready-0.properties", ready(zero));
+			PeerFiles.writeAsAPeerDoes(job, "ready-0.properties", ready(zero));
 			CompletableFuture<FileRendezvous> lateJoin = CompletableFuture.supplyAsync(
 					() -> FileRendezvous.join(this.directory, late), (task) -> new Thread(task).start());
 			try {
@@ -270,13 +270,6 @@ class FileRendezvousRemovalTest {
 				+ writer.incarnation() + "\nmarker.host=" + writer.host() + "\nmarker.pid=" + writer.pid()
 				+ "\nmarker.written=" + ChronoUnit.NANOS.between(Instant.EPOCH, Instant.now()) + "\n")
 			.getBytes(StandardCharsets.ISO_8859_1);
-	}
-
-	/** Writes a file whole, then renames it into place, as every process does. */
-	private static void put(Path job, String name, byte[] bytes) throws IOException {
-		Path temp = job.resolve(".tmp-test-" + name);
-		Files.write(temp, bytes);
-		Files.move(temp, job.resolve(name), StandardCopyOption.ATOMIC_MOVE);
 	}
 
 	private static void awaitFile(Path file) throws InterruptedException {
