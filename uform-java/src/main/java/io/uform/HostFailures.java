@@ -1,6 +1,7 @@
 package io.uform;
 
 import io.uform.UformException.Status;
+import io.uform.failure.RuntimeFailure;
 import io.uform.host.HostErrors;
 
 /**
@@ -16,8 +17,9 @@ final class HostFailures implements HostErrors {
 	}
 
 	@Override
-	public RuntimeException error(Why why, String message, Throwable cause) {
-		return new UformException(status(why), message, cause);
+	public RuntimeException error(RuntimeFailure.Status status, String message, Throwable cause) {
+		// The same constants by name, as for the other runtime packages' failures (RuntimeFailures).
+		return new UformException(Status.valueOf(status.name()), message, cause);
 	}
 
 	@Override
@@ -32,15 +34,5 @@ final class HostFailures implements HostErrors {
 			return new UformException(((UformException) failure).status(), failure.getMessage(), failure);
 		}
 		return null;
-	}
-
-	private static Status status(Why why) {
-		return switch (why) {
-			case INVALID_ARGUMENT -> Status.INVALID_ARGUMENT;
-			case OUT_OF_MEMORY -> Status.OUT_OF_MEMORY;
-			case TIMEOUT -> Status.TIMEOUT;
-			case FREED -> Status.FREED;
-			case INTERRUPTED -> Status.INTERRUPTED;
-		};
 	}
 }

@@ -31,7 +31,7 @@ public final class Uform {
 			"io.uform.ExecutorFreeing", "io.uform.ExecutorDraining",
 			"io.uform.ExecutorStatistics", "io.uform.ExecutorOnPoolConfig", "io.uform.Mood", "io.uform.ThreadTask",
 			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.HostFailures",
-			"io.uform.host.HostErrors", "io.uform.host.HostErrors$Why", "io.uform.host.HostPlacement",
+			"io.uform.host.HostErrors", "io.uform.failure.RuntimeFailure$Status", "io.uform.host.HostPlacement",
 			"io.uform.host.HostPlacement$Request", "io.uform.TaskBodies", "io.uform.host.ForkBodies",
 			"io.uform.host.ThreadPinner", "io.uform.host.InheritedAffinityPinner",
 			"io.uform.host.InheritedAffinityPinner$OneNode", "io.uform.host.HostPool", "io.uform.host.HostWorker",

@@ -14,7 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
-import io.uform.host.HostErrors.Why;
+import io.uform.failure.RuntimeFailure.Status;
 
 /**
  * The deferred calls of one executor: asynchronous calls run one after another, in submission
@@ -125,7 +125,7 @@ public final class DeferredCalls {
 	 * @param onStop run on the runner when it stops, after the last call (the executor stops its
 	 *        workers there, so that a free never has to wait for it)
 	 * @param errors makes the exceptions it throws and the failures of calls it drops
-	 * @throws RuntimeException {@link Why#OUT_OF_MEMORY} when the runner thread cannot start
+	 * @throws RuntimeException {@link Status#OUT_OF_MEMORY} when the runner thread cannot start
 	 */
 	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, HostErrors errors) {
 		this(name, limit, cannotWait, onStop, null, Thread::start, errors);
@@ -193,9 +193,9 @@ public final class DeferredCalls {
 	 * @param maxWait how long to wait for a slot; {@code null} waits as long as it takes,
 	 *        {@link Duration#ZERO} not at all
 	 * @return a future completed with the call's result or failure
-	 * @throws RuntimeException {@link Why#FREED} after {@link #refuseNew} or {@link #shutdown}; {@link Why#TIMEOUT} when
-	 *         no slot freed in time, or none was free for a thread that cannot wait;
-	 *         {@link Why#INTERRUPTED} when interrupted while waiting (the flag stays set)
+	 * @throws RuntimeException {@link Status#FREED} after {@link #refuseNew} or {@link #shutdown};
+	 *         {@link Status#TIMEOUT} when no slot freed in time, or none was free for a thread that cannot wait;
+	 *         {@link Status#INTERRUPTED} when interrupted while waiting (the flag stays set)
 	 */
 	public <T> CompletableFuture<T> submit(Callable<T> call, Duration maxWait) {
 		if (call == null) {
@@ -403,7 +403,7 @@ public final class DeferredCalls {
 	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
 	 * @return {@code true} when they all finished by the deadline
 	 * @throws InterruptedException if interrupted while waiting
-	 * @throws RuntimeException {@link Why#INVALID_ARGUMENT} when called from a deferred call
+	 * @throws RuntimeException {@link Status#INVALID_ARGUMENT} when called from a deferred call
 	 *         (it would wait for itself)
 	 */
 	public boolean awaitSubmitted(long deadline) throws InterruptedException {
@@ -497,7 +497,7 @@ public final class DeferredCalls {
 	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
 	 * @return {@code true} when the runner has exited
 	 * @throws InterruptedException if interrupted while waiting
-	 * @throws RuntimeException {@link Why#INVALID_ARGUMENT} when called from a deferred call
+	 * @throws RuntimeException {@link Status#INVALID_ARGUMENT} when called from a deferred call
 	 */
 	public boolean awaitTermination(long deadline) throws InterruptedException {
 		if (Thread.currentThread() == this.runner) {
@@ -517,7 +517,7 @@ public final class DeferredCalls {
 
 	/**
 	 * Gives up on the calls still queued: each is taken off the queue, never runs, and its future
-	 * completes exceptionally with {@link Why#FREED} (counted as cancelled) on a completion thread,
+	 * completes exceptionally with {@link Status#FREED} (counted as cancelled) on a completion thread,
 	 * never on this one: a continuation may block, or free the executor, and whoever gives up (a
 	 * bounded free, the JVM's exit) must not wait on it. The running call, if any, is left to finish.
 	 * Only after {@link #shutdown}.
@@ -618,7 +618,7 @@ public final class DeferredCalls {
 	 * Refuses a wait for the submitted calls from a thread those calls may be waiting for: the runner,
 	 * or a continuation that runs as a call completes.
 	 * @param what the method that would wait, as the refusal names it: {@code drain()}
-	 * @throws RuntimeException {@link Why#INVALID_ARGUMENT} on such a thread
+	 * @throws RuntimeException {@link Status#INVALID_ARGUMENT} on such a thread
 	 */
 	public void requireMayWait(String what) {
 		if (Thread.currentThread() == this.runner) {

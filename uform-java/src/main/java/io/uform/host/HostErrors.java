@@ -1,34 +1,23 @@
 package io.uform.host;
 
+import io.uform.failure.RuntimeFailure.Status;
+
 /**
  * How the host runtime's refusals become exceptions: the API that owns the runtime makes them, so
  * that its callers get the API's own exception, status and message, and the runtime names none of the
- * API's types. The runtime writes every message; an implementation only wraps it.
+ * API's types. The runtime writes every message and says why with the status the other runtime
+ * packages use ({@link Status}); an implementation only wraps it.
  */
 public interface HostErrors {
 
-	/** Why the runtime refused: the statuses of the API that it reports. */
-	enum Why {
-		/** A value or argument the runtime cannot use. */
-		INVALID_ARGUMENT,
-		/** No thread could be started, or no memory had. */
-		OUT_OF_MEMORY,
-		/** A wait ran past its limit. */
-		TIMEOUT,
-		/** The executor was freed, or refuses new work. */
-		FREED,
-		/** The calling thread was interrupted while it waited; its flag is set again. */
-		INTERRUPTED
-	}
-
 	/**
 	 * The exception for a refusal.
-	 * @param why why the runtime refused
+	 * @param status why the runtime refused
 	 * @param message what was wrong and how to fix it
 	 * @param cause the underlying failure, or {@code null}
 	 * @return the exception to throw
 	 */
-	RuntimeException error(Why why, String message, Throwable cause);
+	RuntimeException error(Status status, String message, Throwable cause);
 
 	/**
 	 * The exception for a value the runtime cannot use, with the parts a report names.

@@ -9,6 +9,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
+import io.uform.failure.RuntimeFailure.Status;
+
 /**
  * The fork-join engine under a RAM executor: {@code threads - 1} worker threads plus the thread that
  * calls a fork, built for the latency of one fork rather than the throughput of many queued tasks
@@ -174,7 +176,7 @@ public final class HostPool<T, P, S> {
 	 *        failure there, even an {@link Error}, is the hook's to report: the worker starts regardless
 	 * @param bodies runs the tasks
 	 * @param errors makes the exceptions it throws
-	 * @throws RuntimeException {@link HostErrors.Why#OUT_OF_MEMORY} when the JVM cannot start another
+	 * @throws RuntimeException {@link Status#OUT_OF_MEMORY} when the JVM cannot start another
 	 *         thread; the workers already started are stopped and joined first
 	 */
 	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart,
@@ -237,7 +239,7 @@ public final class HostPool<T, P, S> {
 			// Threads already started would otherwise wait forever for a fork: stop and join them.
 			stopStarted(running);
 			if (ex instanceof OutOfMemoryError) {
-				throw errors.error(HostErrors.Why.OUT_OF_MEMORY, "Executor '" + name + "' could not start worker "
+				throw errors.error(Status.OUT_OF_MEMORY, "Executor '" + name + "' could not start worker "
 						+ running + " of its " + (threads - 1) + " (" + ex.getMessage() + "); the " + (running - 1)
 						+ " started were stopped. Ask for fewer threads, or raise the process's thread limit (ulimit -u, "
 						+ "a container's pids limit)", ex);
@@ -412,7 +414,7 @@ public final class HostPool<T, P, S> {
 		lock.lock();
 		try {
 			if (this.stopping || this.stopRequested) {
-				throw this.errors.error(HostErrors.Why.FREED,
+				throw this.errors.error(Status.FREED,
 						"Executor '" + this.name + "' was freed; make a new executor to run more work", null);
 			}
 			ForkDescriptor<T, P, S> descriptor = this.fork;
@@ -555,7 +557,7 @@ public final class HostPool<T, P, S> {
 
 	/**
 	 * Refuses new forks and tells the workers to exit once the fork in progress, if any, is done;
-	 * never waits. Later forks fail with {@link HostErrors.Why#FREED}. Calling it again does
+	 * never waits. Later forks fail with {@link Status#FREED}. Calling it again does
 	 * nothing more.
 	 */
 	public void requestStop() {
@@ -590,7 +592,7 @@ public final class HostPool<T, P, S> {
 
 	/**
 	 * Waits for the fork in progress, stops every worker and joins it. Later forks fail with
-	 * {@link HostErrors.Why#FREED}. Calling it again does nothing more.
+	 * {@link Status#FREED}. Calling it again does nothing more.
 	 * @throws InterruptedException if interrupted while joining; the workers are stopping regardless
 	 */
 	public void stop() throws InterruptedException {

@@ -7,8 +7,8 @@ import java.util.function.IntConsumer;
 /**
  * One worker thread of a {@link HostPool}: waits for a generation, runs its share, reports done. Its
  * fields are part of the pool's shared state: {@code parked} is in {@link HostPool}'s table,
- * {@code picked}, {@code arrived}, {@code claimedBy} and {@code lateIn} in {@link ForkWait}'s, which say who writes each and why that is
- * safe.
+ * {@code picked}, {@code arrived}, {@code claimedBy} and {@code lateIn} in {@link ForkWait}'s, which
+ * say who writes each and why that is safe.
  */
 final class HostWorker extends Thread {
 
@@ -29,10 +29,16 @@ final class HostWorker extends Thread {
 	/** The last generation whose share is taken, by this worker or by the caller for it. */
 	final PaddedLong picked = new PaddedLong(0);
 
-	/** The last generation this worker has seen; its own line, read by the caller only after it claimed this worker's share. */
+	/**
+	 * The last generation this worker has seen; its own line, read by the caller only after it claimed
+	 * this worker's share.
+	 */
 	final PaddedLong arrived = new PaddedLong(0);
 
-	/** The last generation whose share the caller claimed for this worker; the caller's alone, under the fork lock. */
+	/**
+	 * The last generation whose share the caller claimed for this worker; the caller's alone, under the
+	 * fork lock.
+	 */
 	long claimedBy;
 
 	/** The last {@code forThreads} generation the caller found this worker late for. */

@@ -9,6 +9,7 @@ import io.uform.ProngTask;
 import io.uform.SliceTask;
 import io.uform.ThreadTask;
 import io.uform.UformException;
+import io.uform.failure.RuntimeFailure;
 
 /**
  * Fixture machines under {@code src/test/resources/hardware/<name>/}, each laid out as a root
@@ -24,8 +25,8 @@ final class Fixtures {
 	static final HostErrors ERRORS = new HostErrors() {
 
 		@Override
-		public RuntimeException error(Why why, String message, Throwable cause) {
-			return new UformException(UformException.Status.valueOf(why.name()), message, cause);
+		public RuntimeException error(RuntimeFailure.Status status, String message, Throwable cause) {
+			return new UformException(UformException.Status.valueOf(status.name()), message, cause);
 		}
 
 		@Override
