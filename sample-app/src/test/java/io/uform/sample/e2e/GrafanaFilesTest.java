@@ -189,10 +189,7 @@ class GrafanaFilesTest {
 
 	@Test
 	void theProvisionedDatasourceHasANameAndUidOfItsOwn() throws IOException {
-		Path file = GRAFANA.resolve("provisioning/datasources/uform-prometheus.yaml");
-		Map<String, Object> yaml = new Yaml().load(Files.readString(file));
-		@SuppressWarnings("unchecked")
-		List<Map<String, Object>> datasources = (List<Map<String, Object>>) yaml.get("datasources");
+		List<Map<String, Object>> datasources = provisionedDatasources();
 		assertThat(datasources).hasSize(1);
 		// Grafana updates an existing datasource of the same name: "Prometheus" is what the UI calls one.
 		assertThat(datasources.get(0).get("name")).isEqualTo("uform Prometheus");
@@ -202,12 +199,17 @@ class GrafanaFilesTest {
 
 	@Test
 	void theProvisionedDatasourceTakesItsUrlFromTheEnvironmentSoTheFileIsUsedAsItIs() throws IOException {
-		Path file = GRAFANA.resolve("provisioning/datasources/uform-prometheus.yaml");
-		Map<String, Object> yaml = new Yaml().load(Files.readString(file));
-		@SuppressWarnings("unchecked")
-		List<Map<String, Object>> datasources = (List<Map<String, Object>>) yaml.get("datasources");
+		List<Map<String, Object>> datasources = provisionedDatasources();
 		// Grafana expands ${VAR} in provisioning files; docs/dashboards.md tells the reader to set it.
 		assertThat(datasources.get(0).get("url")).isEqualTo("${UFORM_PROMETHEUS_URL}");
 		assertThat(Files.readString(GRAFANA.resolve("../dashboards.md"))).contains("UFORM_PROMETHEUS_URL=");
+	}
+
+	/** The datasources of the provisioning file, as Grafana reads them. */
+	@SuppressWarnings("unchecked")
+	private static List<Map<String, Object>> provisionedDatasources() throws IOException {
+		Path file = GRAFANA.resolve("provisioning/datasources/uform-prometheus.yaml");
+		Map<String, Object> yaml = new Yaml().load(Files.readString(file));
+		return (List<Map<String, Object>>) yaml.get("datasources");
 	}
 }
