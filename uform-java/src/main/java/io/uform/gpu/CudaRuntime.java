@@ -7,8 +7,7 @@ import java.util.function.Supplier;
 
 import com.sun.jna.Pointer;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 
 /**
  * {@link GpuRuntime} over the CUDA driver API: {@link CudaDriver} for {@code cuInit} and
@@ -23,11 +22,11 @@ import io.uform.failure.RuntimeFailure.Status;
  * on each thread before the other methods.
  *
  * <h2>Failures</h2>
- * Every driver failure becomes a {@link RuntimeFailure}: {@link Status#OUT_OF_MEMORY} for
- * {@code CUDA_ERROR_OUT_OF_MEMORY}, {@link Status#DEVICE_ERROR} otherwise, the message naming the
+ * Every driver failure becomes one made by {@link io.uform.failure.FailureFactory}: {@code OUT_OF_MEMORY}
+ * for {@code CUDA_ERROR_OUT_OF_MEMORY}, {@code DEVICE_ERROR} otherwise, the message naming the
  * device, the call, the driver's status name and code and, for the common failures, what to do (with
  * the JIT log when a module is refused). A missing {@code libcuda.so.1}, no visible device or an
- * ordinal past the last one is {@link Status#NO_DEVICE}.
+ * ordinal past the last one is {@code NO_DEVICE}.
  */
 public final class CudaRuntime implements GpuRuntime {
 
@@ -70,7 +69,7 @@ public final class CudaRuntime implements GpuRuntime {
 	/**
 	 * The runtime over this machine's {@code libcuda.so.1}, made once. The library is opened on the
 	 * first {@link #open(int)}, not here, so that asking for the runtime costs nothing on a machine
-	 * that never opens a device; without the library, {@code open} throws {@link Status#NO_DEVICE}.
+	 * that never opens a device; without the library, {@code open} throws {@code NO_DEVICE}.
 	 * @return the shared runtime
 	 */
 	public static CudaRuntime system() {
@@ -105,13 +104,13 @@ public final class CudaRuntime implements GpuRuntime {
 			}
 		}
 		if (this.loadFailure != null) {
-			throw new RuntimeFailure(Status.DEVICE_ERROR, "CUDA device " + ordinal + ": cannot use "
+			throw Failures.factory().deviceError("CUDA device " + ordinal + ": cannot use "
 					+ JnaCudaDriver.CUDA_LIBRARY + ": " + this.loadFailure.getMessage()
 					+ ". Check that nvidia-smi works and that the driver is complete and current", this.loadFailure);
 		}
-		return this.bindings.orElseThrow(() -> new RuntimeFailure(Status.NO_DEVICE, "CUDA device " + ordinal
+		return this.bindings.orElseThrow(() -> Failures.factory().noDevice("CUDA device " + ordinal
 				+ " cannot be opened: " + JnaCudaDriver.CUDA_LIBRARY + " not found (no NVIDIA driver installed). "
-				+ "Install the NVIDIA driver, or in a container run with the NVIDIA container runtime (--gpus)"));
+				+ "Install the NVIDIA driver, or in a container run with the NVIDIA container runtime (--gpus)", null));
 	}
 
 	@Override
@@ -135,10 +134,10 @@ public final class CudaRuntime implements GpuRuntime {
 			count = 0;
 		}
 		if (ordinal < 0 || ordinal >= count) {
-			throw new RuntimeFailure(Status.NO_DEVICE, "CUDA device " + ordinal + " does not exist: this process sees "
+			throw Failures.factory().noDevice("CUDA device " + ordinal + " does not exist: this process sees "
 					+ count + " CUDA device(s)" + (count == 0 ? "" : " (ordinals 0 to " + (count - 1) + ")")
 					+ ". Pick an ordinal in range, or check CUDA_VISIBLE_DEVICES"
-					+ visibleDevices());
+					+ visibleDevices(), null);
 		}
 		try {
 			int device = loaded.driver().device(ordinal);
@@ -162,7 +161,7 @@ public final class CudaRuntime implements GpuRuntime {
 	 * @param detail what the call was doing, like {@code " allocating 4096 bytes"}, or empty
 	 * @return the exception, to be thrown by the caller
 	 */
-	static RuntimeFailure failure(DriverCallException ex, int ordinal, String detail) {
+	static RuntimeException failure(DriverCallException ex, int ordinal, String detail) {
 		StringBuilder message = new StringBuilder("CUDA device ").append(ordinal).append(": ").append(ex.call())
 			.append(" failed: ").append(ex.statusName());
 		if (ex.code() != DriverCallException.NOT_LOADED) {
@@ -176,8 +175,8 @@ public final class CudaRuntime implements GpuRuntime {
 		if (ex instanceof CudaCompute.ModuleLoadException load) {
 			message.append(load.jitLog().isEmpty() ? ". The driver wrote no JIT log" : ". JIT log:\n" + load.jitLog());
 		}
-		Status status = ex.code() == CudaCompute.CUDA_ERROR_OUT_OF_MEMORY ? Status.OUT_OF_MEMORY : Status.DEVICE_ERROR;
-		return new RuntimeFailure(status, message.toString(), ex);
+		return (ex.code() == CudaCompute.CUDA_ERROR_OUT_OF_MEMORY) ? Failures.factory().outOfMemory(message.toString(), ex)
+				: Failures.factory().deviceError(message.toString(), ex);
 	}
 
 	/** What to do about the failures people meet; empty for the rest, whose status name says enough. */
@@ -239,12 +238,12 @@ public final class CudaRuntime implements GpuRuntime {
 		/** Fails a call after close, which would otherwise reach a context that may be destroyed. */
 		private void open() {
 			if (this.closed.get()) {
-				throw new RuntimeFailure(Status.FREED, "CUDA device " + this.ordinal + " was closed; nothing can run on "
+				throw Failures.factory().freed("CUDA device " + this.ordinal + " was closed; nothing can run on "
 						+ "this DeviceContext any more");
 			}
 		}
 
-		private RuntimeFailure failed(DriverCallException ex, String detail) {
+		private RuntimeException failed(DriverCallException ex, String detail) {
 			return failure(ex, this.ordinal, detail);
 		}
 
@@ -359,7 +358,7 @@ public final class CudaRuntime implements GpuRuntime {
 		public long allocate(long bytes) {
 			open();
 			if (bytes < 1) {
-				throw RuntimeFailure.invalid("bytes", bytes, "allocate at least 1 byte of device memory");
+				throw Failures.factory().invalid("bytes", bytes, "allocate at least 1 byte of device memory");
 			}
 			try {
 				return this.compute.memAlloc(bytes);
@@ -416,7 +415,9 @@ public final class CudaRuntime implements GpuRuntime {
 		@Override
 		public long loadModule(String ptx) {
 			open();
-			RuntimeFailure.requireArgument(ptx, "ptx", "pass the module's PTX text");
+			if (ptx == null) {
+				throw Failures.factory().invalid("ptx", null, "pass the module's PTX text");
+			}
 			try {
 				return this.compute.moduleLoadData(ptx);
 			}
@@ -428,7 +429,9 @@ public final class CudaRuntime implements GpuRuntime {
 		@Override
 		public long function(long module, String entry) {
 			open();
-			RuntimeFailure.requireArgument(entry, "entry", "pass the kernel's .entry name");
+			if (entry == null) {
+				throw Failures.factory().invalid("entry", null, "pass the kernel's .entry name");
+			}
 			try {
 				return this.compute.moduleGetFunction(module, entry);
 			}
@@ -468,7 +471,7 @@ public final class CudaRuntime implements GpuRuntime {
 
 		private static void dimensions(String name, int[] sizes) {
 			if (sizes == null || sizes.length != 3 || sizes[0] < 1 || sizes[1] < 1 || sizes[2] < 1) {
-				throw RuntimeFailure.invalid(name, sizes == null ? null : Arrays.toString(sizes),
+				throw Failures.factory().invalid(name, sizes == null ? null : Arrays.toString(sizes),
 						"give x, y and z, each at least 1");
 			}
 		}

@@ -14,8 +14,7 @@ import java.util.regex.Pattern;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 import io.uform.gpu.DeviceFacts.Vendor;
 
 /**
@@ -29,7 +28,7 @@ import io.uform.gpu.DeviceFacts.Vendor;
  * {@code cuMemAlloc} guarantees, and its address is a real host address, so copies move real bytes
  * with {@code memcpy}. Each device has a fixed size that every context of that device shares (as a
  * GPU's memory is shared by every context on it): an allocation past it fails with
- * {@link Status#OUT_OF_MEMORY}, as {@code CUDA_ERROR_OUT_OF_MEMORY} would, and
+ * {@code OUT_OF_MEMORY}, as {@code CUDA_ERROR_OUT_OF_MEMORY} would, and
  * {@link DeviceContext#memoryInfo()} and {@link #usedBytes(int)} count what is allocated. Copies are
  * checked against the allocation they fall in, and addresses this device never gave are refused,
  * where a real GPU would fault or corrupt memory.
@@ -47,7 +46,7 @@ import io.uform.gpu.DeviceFacts.Vendor;
  *
  * <h2>What is not</h2>
  * Modules load and functions are found (an entry the PTX does not declare is refused), but
- * {@link DeviceContext#launch} always fails with {@link Status#UNSUPPORTED}: there is no PTX
+ * {@link DeviceContext#launch} always fails with {@code UNSUPPORTED}: there is no PTX
  * interpreter, so a step with a kernel must run on the host when its device is simulated.
  *
  * <p>As with CUDA's primary context, every context of one device sees the same memory, streams and
@@ -87,7 +86,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * A runtime of the given devices, configured in code; for tests.
 	 * @param count how many devices, 0 to {@value SimulatedDevices#MAX_COUNT}
 	 * @param memoryBytes memory per device, at least 1
-	 * @throws RuntimeFailure {@code INVALID_ARGUMENT} for a count or size out of range
+	 * @throws RuntimeException {@code INVALID_ARGUMENT} for a count or size out of range
 	 */
 	public SimulatedRuntime(int count, long memoryBytes) {
 		this(SimulatedDevices.of(count, memoryBytes));
@@ -150,7 +149,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * Memory allocated on a device now, by every context of it.
 	 * @param ordinal the simulated ordinal
 	 * @return bytes in use
-	 * @throws RuntimeFailure {@code NO_DEVICE} when no simulated device has that ordinal
+	 * @throws RuntimeException {@code NO_DEVICE} when no simulated device has that ordinal
 	 */
 	public long usedBytes(int ordinal) {
 		return device(ordinal).used.get();
@@ -161,7 +160,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * {@code null}, since host memory has none to report.
 	 * @param ordinal the simulated ordinal
 	 * @return the readings
-	 * @throws RuntimeFailure {@code NO_DEVICE} when no simulated device has that ordinal
+	 * @throws RuntimeException {@code NO_DEVICE} when no simulated device has that ordinal
 	 */
 	public Readings readings(int ordinal) {
 		Device device = device(ordinal);
@@ -179,14 +178,14 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * @param ordinal the simulated ordinal
 	 * @param stream a stream created on that device, or 0 for its legacy default stream
 	 * @return the work; {@link SimulatedStream.Work#finish()} ends it
-	 * @throws RuntimeFailure {@code DEVICE_ERROR} for a stream this device does not have
+	 * @throws RuntimeException {@code DEVICE_ERROR} for a stream this device does not have
 	 */
 	SimulatedStream.Work startWork(int ordinal, long stream) {
 		Device device = device(ordinal);
 		SimulatedStream found = (stream == 0) ? device.legacy : device.streams.get(stream);
 		if (found == null) {
-			throw new RuntimeFailure(Status.DEVICE_ERROR, device.label + " has no stream " + Context.hex(stream)
-					+ " to queue work on");
+			throw Failures.factory().deviceError(device.label + " has no stream " + Context.hex(stream)
+					+ " to queue work on", null);
 		}
 		return found.start();
 	}
@@ -212,10 +211,10 @@ public final class SimulatedRuntime implements GpuRuntime {
 
 	private Device device(int ordinal) {
 		if (ordinal < 0 || ordinal >= this.devices.size()) {
-			throw new RuntimeFailure(Status.NO_DEVICE, "No simulated device with ordinal " + ordinal + ": "
+			throw Failures.factory().noDevice("No simulated device with ordinal " + ordinal + ": "
 					+ (this.devices.isEmpty() ? "none is simulated; set " + SimulatedDevices.COUNT_PROPERTY + " or "
 							+ SimulatedDevices.COUNT_VARIABLE + " to a device count"
-							: "simulated ordinals run from 0 to " + (this.devices.size() - 1)));
+							: "simulated ordinals run from 0 to " + (this.devices.size() - 1)), null);
 		}
 		return this.devices.get(ordinal);
 	}
@@ -427,7 +426,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 			}
 			catch (OutOfMemoryError ex) {
 				this.device.used.addAndGet(-bytes);
-				throw new RuntimeFailure(Status.OUT_OF_MEMORY, this.device.label + " could not take " + bytes
+				throw Failures.factory().outOfMemory(this.device.label + " could not take " + bytes
 						+ " bytes of host memory (" + ex.getMessage() + "); the simulated device's memory is host "
 						+ "memory, so give it less with " + SimulatedDevices.MEMORY_PROPERTY, ex);
 			}
@@ -447,10 +446,10 @@ public final class SimulatedRuntime implements GpuRuntime {
 			while (true) {
 				long before = this.device.used.get();
 				if (bytes > this.device.size - before) {
-					throw new RuntimeFailure(Status.OUT_OF_MEMORY, this.device.label + " is out of memory: "
+					throw Failures.factory().outOfMemory(this.device.label + " is out of memory: "
 							+ "cuMemAlloc_v2 of " + bytes + " bytes with " + before + " of " + this.device.size
 							+ " bytes in use (CUDA_ERROR_OUT_OF_MEMORY on a real GPU); free device memory first, or "
-							+ "give simulated devices more with " + SimulatedDevices.MEMORY_PROPERTY);
+							+ "give simulated devices more with " + SimulatedDevices.MEMORY_PROPERTY, null);
 				}
 				if (this.device.used.compareAndSet(before, before + bytes)) {
 					return;
@@ -609,7 +608,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 		public void launch(long function, int[] grid, int[] block, int sharedBytes, long stream,
 				KernelArgument[] arguments) {
 			ensureOpen("cuLaunchKernel");
-			throw new RuntimeFailure(Status.UNSUPPORTED, "cuLaunchKernel on " + this.device.label + ": a simulated "
+			throw Failures.factory().unsupported("cuLaunchKernel on " + this.device.label + ": a simulated "
 					+ "device cannot run PTX kernels; run this step on the host (Executor.forRam) when the device is "
 					+ "simulated, or on a real GPU");
 		}
@@ -656,12 +655,12 @@ public final class SimulatedRuntime implements GpuRuntime {
 			}
 		}
 
-		private RuntimeFailure closedError(String call) {
+		private RuntimeException closedError(String call) {
 			return error(call, "the device context is closed");
 		}
 
-		private RuntimeFailure error(String call, String what) {
-			return new RuntimeFailure(Status.DEVICE_ERROR, call + " failed on " + this.device.label + ": " + what);
+		private RuntimeException error(String call, String what) {
+			return Failures.factory().deviceError(call + " failed on " + this.device.label + ": " + what, null);
 		}
 
 		static String hex(long value) {

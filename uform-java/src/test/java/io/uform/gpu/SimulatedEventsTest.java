@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.UformException.Status;
+import io.uform.UformException;
 
 /**
  * How simulated streams order completion, as a GPU's do: a stream query sees all work, also work
@@ -83,7 +83,7 @@ class SimulatedEventsTest {
 			other.recordEvent(event, 0);
 			assertThat(other.eventDone(event)).isTrue();
 			assertThat(this.runtime.liveEvents(0)).isEqualTo(1);
-			assertThatThrownBy(() -> elsewhere.eventDone(event)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+			assertThatThrownBy(() -> elsewhere.eventDone(event)).isInstanceOfSatisfying(UformException.class, (ex) -> {
 				assertThat(ex.status()).isEqualTo(Status.DEVICE_ERROR);
 				assertThat(ex.getMessage()).contains("cuEventQuery failed on Simulated GPU 1 (host memory)",
 						"is not an event created on this device");
@@ -92,9 +92,9 @@ class SimulatedEventsTest {
 			maker.close();
 
 			assertThat(this.runtime.liveEvents(0)).isZero();
-			assertThatThrownBy(() -> other.destroyEvent(event)).isInstanceOf(RuntimeFailure.class)
+			assertThatThrownBy(() -> other.destroyEvent(event)).isInstanceOf(UformException.class)
 				.hasMessageContaining("cuEventDestroy_v2 failed").hasMessageContaining("destroyed already");
-			assertThatThrownBy(() -> other.recordEvent(other.createEvent(), 0x51a0L)).isInstanceOf(RuntimeFailure.class)
+			assertThatThrownBy(() -> other.recordEvent(other.createEvent(), 0x51a0L)).isInstanceOf(UformException.class)
 				.hasMessageContaining("cuEventRecord failed").hasMessageContaining("is not a stream created on this device");
 		}
 	}
