@@ -235,16 +235,29 @@ public final class CudaRuntime implements GpuRuntime {
 			this.context = context;
 		}
 
-		/** Fails a call after close, which would otherwise reach a context that may be destroyed. */
-		private void open() {
+		/**
+		 * Makes one driver call on the open context: fails after close, which would otherwise reach a
+		 * context that may be destroyed, and turns the driver's failure into uform's, its message naming
+		 * what the call was doing ({@code detail}, built only on failure).
+		 */
+		private <T> T driver(Supplier<T> call, Supplier<String> detail) {
 			if (this.closed.get()) {
 				throw Failures.factory().freed("CUDA device " + this.ordinal + " was closed; nothing can run on "
 						+ "this DeviceContext any more");
 			}
+			try {
+				return call.get();
+			}
+			catch (DriverCallException ex) {
+				throw failure(ex, this.ordinal, detail.get());
+			}
 		}
 
-		private RuntimeException failed(DriverCallException ex, String detail) {
-			return failure(ex, this.ordinal, detail);
+		private void driver(Runnable call, Supplier<String> detail) {
+			driver(() -> {
+				call.run();
+				return null;
+			}, detail);
 		}
 
 		@Override
@@ -254,219 +267,122 @@ public final class CudaRuntime implements GpuRuntime {
 
 		@Override
 		public void makeCurrent() {
-			open();
-			try {
-				this.compute.setCurrentContext(this.context);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, "");
-			}
+			driver(() -> this.compute.setCurrentContext(this.context), () -> "");
 		}
 
 		@Override
 		public long createStream() {
-			open();
-			try {
-				return this.compute.streamCreate(STREAM_NON_BLOCKING);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " creating a stream");
-			}
+			return driver(() -> this.compute.streamCreate(STREAM_NON_BLOCKING), () -> " creating a stream");
 		}
 
 		@Override
 		public void destroyStream(long stream) {
-			open();
-			try {
-				this.compute.streamDestroy(stream);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " destroying stream " + hex(stream));
-			}
+			driver(() -> this.compute.streamDestroy(stream), () -> " destroying stream " + hex(stream));
 		}
 
 		@Override
 		public void synchronize(long stream) {
-			open();
-			try {
-				this.compute.streamSynchronize(stream);
-			}
-			catch (DriverCallException ex) {
-				// Errors of earlier asynchronous work (a faulting kernel) surface here.
-				throw failed(ex, " synchronising stream " + hex(stream));
-			}
+			// Errors of earlier asynchronous work (a faulting kernel) surface here.
+			driver(() -> this.compute.streamSynchronize(stream), () -> " synchronising stream " + hex(stream));
 		}
 
 		@Override
 		public boolean idle(long stream) {
-			open();
-			try {
-				return this.compute.streamQuery(stream);
-			}
-			catch (DriverCallException ex) {
-				// As for a synchronise: a faulting kernel's error surfaces here too.
-				throw failed(ex, " querying stream " + hex(stream));
-			}
+			// As for a synchronise: a faulting kernel's error surfaces here too.
+			return driver(() -> this.compute.streamQuery(stream), () -> " querying stream " + hex(stream));
 		}
 
 		@Override
 		public long createEvent() {
-			open();
-			try {
-				return this.compute.eventCreate(CudaCompute.CU_EVENT_DISABLE_TIMING);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " creating an event");
-			}
+			return driver(() -> this.compute.eventCreate(CudaCompute.CU_EVENT_DISABLE_TIMING),
+					() -> " creating an event");
 		}
 
 		@Override
 		public void recordEvent(long event, long stream) {
-			open();
-			try {
-				this.compute.eventRecord(event, stream);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " recording event " + hex(event) + " on stream " + hex(stream));
-			}
+			driver(() -> this.compute.eventRecord(event, stream),
+					() -> " recording event " + hex(event) + " on stream " + hex(stream));
 		}
 
 		@Override
 		public boolean eventDone(long event) {
-			open();
-			try {
-				return this.compute.eventQuery(event);
-			}
-			catch (DriverCallException ex) {
-				// As for a stream query: a faulting kernel queued before the event surfaces here.
-				throw failed(ex, " querying event " + hex(event));
-			}
+			// As for a stream query: a faulting kernel queued before the event surfaces here.
+			return driver(() -> this.compute.eventQuery(event), () -> " querying event " + hex(event));
 		}
 
 		@Override
 		public void destroyEvent(long event) {
-			open();
-			try {
-				this.compute.eventDestroy(event);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " destroying event " + hex(event));
-			}
+			driver(() -> this.compute.eventDestroy(event), () -> " destroying event " + hex(event));
 		}
 
 		@Override
 		public long allocate(long bytes) {
-			open();
-			if (bytes < 1) {
-				throw Failures.factory().invalid("bytes", bytes, "allocate at least 1 byte of device memory");
-			}
-			try {
+			return driver(() -> {
+				if (bytes < 1) {
+					throw Failures.factory().invalid("bytes", bytes, "allocate at least 1 byte of device memory");
+				}
 				return this.compute.memAlloc(bytes);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " allocating " + bytes + " bytes");
-			}
+			}, () -> " allocating " + bytes + " bytes");
 		}
 
 		@Override
 		public void free(long address) {
-			open();
-			try {
-				this.compute.memFree(address);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " freeing " + hex(address));
-			}
+			driver(() -> this.compute.memFree(address), () -> " freeing " + hex(address));
 		}
 
 		@Override
 		public MemoryInfo memoryInfo() {
-			open();
-			try {
-				return this.compute.memGetInfo();
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, "");
-			}
+			return driver(this.compute::memGetInfo, () -> "");
 		}
 
 		@Override
 		public void copyToDevice(long device, Pointer host, long bytes, long stream) {
-			open();
-			try {
-				this.compute.memcpyHtoDAsync(device, host, bytes, stream);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " copying " + bytes + " bytes to " + hex(device) + " on stream " + hex(stream));
-			}
+			driver(() -> this.compute.memcpyHtoDAsync(device, host, bytes, stream),
+					() -> " copying " + bytes + " bytes to " + hex(device) + " on stream " + hex(stream));
 		}
 
 		@Override
 		public void copyToHost(Pointer host, long device, long bytes, long stream) {
-			open();
-			try {
-				this.compute.memcpyDtoHAsync(host, device, bytes, stream);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " copying " + bytes + " bytes from " + hex(device) + " on stream " + hex(stream));
-			}
+			driver(() -> this.compute.memcpyDtoHAsync(host, device, bytes, stream),
+					() -> " copying " + bytes + " bytes from " + hex(device) + " on stream " + hex(stream));
 		}
 
 		@Override
 		public long loadModule(String ptx) {
-			open();
-			if (ptx == null) {
-				throw Failures.factory().invalid("ptx", null, "pass the module's PTX text");
-			}
-			try {
+			return driver(() -> {
+				if (ptx == null) {
+					throw Failures.factory().invalid("ptx", null, "pass the module's PTX text");
+				}
 				return this.compute.moduleLoadData(ptx);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " loading a PTX module of " + ptx.length() + " characters");
-			}
+			}, () -> " loading a PTX module of " + ptx.length() + " characters");
 		}
 
 		@Override
 		public long function(long module, String entry) {
-			open();
-			if (entry == null) {
-				throw Failures.factory().invalid("entry", null, "pass the kernel's .entry name");
-			}
-			try {
+			return driver(() -> {
+				if (entry == null) {
+					throw Failures.factory().invalid("entry", null, "pass the kernel's .entry name");
+				}
 				return this.compute.moduleGetFunction(module, entry);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " looking up kernel '" + entry + "' in module " + hex(module));
-			}
+			}, () -> " looking up kernel '" + entry + "' in module " + hex(module));
 		}
 
 		@Override
 		public void unloadModule(long module) {
-			open();
-			try {
-				this.compute.moduleUnload(module);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " unloading module " + hex(module));
-			}
+			driver(() -> this.compute.moduleUnload(module), () -> " unloading module " + hex(module));
 		}
 
 		@Override
 		public void launch(long function, int[] grid, int[] block, int sharedBytes, long stream,
 				KernelArgument[] arguments) {
-			open();
-			dimensions("grid", grid);
-			dimensions("block", block);
-			KernelArgument[] packed = arguments == null ? new KernelArgument[0] : arguments;
-			try {
+			driver(() -> {
+				dimensions("grid", grid);
+				dimensions("block", block);
+				KernelArgument[] packed = arguments == null ? new KernelArgument[0] : arguments;
 				this.compute.launchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedBytes,
 						stream, packed);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " launching kernel " + hex(function) + " with grid " + Arrays.toString(grid)
-						+ ", block " + Arrays.toString(block) + ", " + sharedBytes + " shared bytes, on stream "
-						+ hex(stream));
-			}
+			}, () -> " launching kernel " + hex(function) + " with grid " + Arrays.toString(grid) + ", block "
+					+ Arrays.toString(block) + ", " + sharedBytes + " shared bytes, on stream " + hex(stream));
 		}
 
 		private static void dimensions(String name, int[] sizes) {
@@ -486,7 +402,7 @@ public final class CudaRuntime implements GpuRuntime {
 				this.compute.primaryContextRelease(this.device);
 			}
 			catch (DriverCallException ex) {
-				throw failed(ex, " releasing the primary context");
+				throw failure(ex, this.ordinal, " releasing the primary context");
 			}
 		}
 
