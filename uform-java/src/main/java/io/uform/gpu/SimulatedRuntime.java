@@ -35,14 +35,11 @@ import io.uform.gpu.DeviceFacts.Vendor;
  *
  * <h2>Streams and events</h2>
  * Streams are distinct non-zero numbers, not {@code CUstream}s: another GPU library handed a
- * simulated stream address cannot use it. Copies run synchronously when they are queued. What can
- * stay running on a stream is work that stands for another library's kernel ({@link #startWork},
- * for tests), and completion is ordered as on a GPU ({@link SimulatedStream}):
- * {@link DeviceContext#idle(long)} answers {@code false} while any of it runs, also work queued a
- * moment ago; an event ({@link DeviceContext#createEvent()}) recorded on a stream is done once the
- * work queued before the record finished, whatever was queued after it; and
- * {@link DeviceContext#synchronize(long)} waits for the work queued before the call. A copy queued
- * behind running work still moves its bytes at once, where a GPU would wait.
+ * simulated stream address cannot use it. Copies run synchronously when they are queued and kernels
+ * do not run, so nothing is ever left running on a stream: {@link DeviceContext#idle(long)} answers
+ * {@code true}, an event ({@link DeviceContext#createEvent()}) is done as soon as it is recorded, and
+ * {@link DeviceContext#synchronize(long)} returns at once. Streams and events are still checked as
+ * CUDA checks them: one destroyed, never made, or made on another device is refused.
  *
  * <h2>What is not</h2>
  * Modules load and functions are found (an entry the PTX does not declare is refused), but
@@ -172,33 +169,6 @@ public final class SimulatedRuntime implements GpuRuntime {
 		return new Context(device(ordinal));
 	}
 
-	/**
-	 * Queues on a stream a piece of work that runs until it is finished: what a kernel that another
-	 * library queued on a shared stream is on a real GPU. For tests of waits on busy streams.
-	 * @param ordinal the simulated ordinal
-	 * @param stream a stream created on that device, or 0 for its legacy default stream
-	 * @return the work; {@link SimulatedStream.Work#finish()} ends it
-	 * @throws RuntimeException {@code DEVICE_ERROR} for a stream this device does not have
-	 */
-	SimulatedStream.Work startWork(int ordinal, long stream) {
-		Device device = device(ordinal);
-		SimulatedStream found = (stream == 0) ? device.legacy : device.streams.get(stream);
-		if (found == null) {
-			throw Failures.factory().deviceError(device.label + " has no stream " + Context.hex(stream)
-					+ " to queue work on", null);
-		}
-		return found.start();
-	}
-
-	/**
-	 * Events created on a device, by every context of it, and not destroyed yet.
-	 * @param ordinal the simulated ordinal
-	 * @return how many
-	 */
-	int liveEvents(int ordinal) {
-		return device(ordinal).events.size();
-	}
-
 	/** What discovery lists: the devices with their readings, the opt-in's problems and its note. */
 	GpuScan scan() {
 		List<FoundGpu> gpus = new ArrayList<>();
@@ -246,33 +216,6 @@ public final class SimulatedRuntime implements GpuRuntime {
 		}
 	}
 
-	/**
-	 * One event: who created it and, once recorded, the stream and the position it waits for. Its
-	 * monitor is held around the stream's, never inside it.
-	 */
-	private static final class Event {
-
-		final Context owner;
-
-		private SimulatedStream stream;
-
-		private long position;
-
-		Event(Context owner) {
-			this.owner = owner;
-		}
-
-		synchronized void record(SimulatedStream on) {
-			this.stream = on;
-			this.position = on.position();
-		}
-
-		/** As {@code cuEventQuery}: an event never recorded is done. */
-		synchronized boolean done() {
-			return this.stream == null || this.stream.reached(this.position);
-		}
-	}
-
 	/** One loaded module: its text (to check entries against) and who loaded it. */
 	private record Module(String ptx, Context owner) {
 	}
@@ -293,12 +236,11 @@ public final class SimulatedRuntime implements GpuRuntime {
 		/** By start address, so a copy finds the allocation an address falls in with one floor look-up. */
 		final ConcurrentSkipListMap<Long, Allocation> allocations = new ConcurrentSkipListMap<>();
 
-		final Map<Long, SimulatedStream> streams = new ConcurrentHashMap<>();
+		/** Stream to the context that created it; stream 0, CUDA's legacy default stream, is not listed. */
+		final Map<Long, Context> streams = new ConcurrentHashMap<>();
 
-		/** Stream 0, CUDA's legacy default stream, which every context of the device shares. */
-		final SimulatedStream legacy = new SimulatedStream(null);
-
-		final Map<Long, Event> events = new ConcurrentHashMap<>();
+		/** Event to the context that created it. */
+		final Map<Long, Context> events = new ConcurrentHashMap<>();
 
 		final Map<Long, Module> modules = new ConcurrentHashMap<>();
 
@@ -341,7 +283,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 		public long createStream() {
 			ensureOpen("cuStreamCreate");
 			long stream = HANDLES.incrementAndGet();
-			this.device.streams.put(stream, new SimulatedStream(this));
+			this.device.streams.put(stream, this);
 			if (this.closed.get()) {
 				// close() ran between the check and the put and may have missed this stream.
 				this.device.streams.remove(stream);
@@ -360,19 +302,20 @@ public final class SimulatedRuntime implements GpuRuntime {
 
 		@Override
 		public void synchronize(long stream) {
-			stream("cuStreamSynchronize", stream).awaitQueuedSoFar();
+			stream("cuStreamSynchronize", stream);
 		}
 
 		@Override
 		public boolean idle(long stream) {
-			return stream("cuStreamQuery", stream).idle();
+			stream("cuStreamQuery", stream);
+			return true;
 		}
 
 		@Override
 		public long createEvent() {
 			ensureOpen("cuEventCreate");
 			long event = HANDLES.incrementAndGet();
-			this.device.events.put(event, new Event(this));
+			this.device.events.put(event, this);
 			if (this.closed.get()) {
 				// As for a stream: close() ran between the check and the put and may have missed it.
 				this.device.events.remove(event);
@@ -383,14 +326,15 @@ public final class SimulatedRuntime implements GpuRuntime {
 
 		@Override
 		public void recordEvent(long event, long stream) {
-			SimulatedStream on = stream("cuEventRecord", stream);
-			event("cuEventRecord", event).record(on);
+			stream("cuEventRecord", stream);
+			event("cuEventRecord", event);
 		}
 
 		@Override
 		public boolean eventDone(long event) {
 			ensureOpen("cuEventQuery");
-			return event("cuEventQuery", event).done();
+			event("cuEventQuery", event);
+			return true;
 		}
 
 		@Override
@@ -401,12 +345,10 @@ public final class SimulatedRuntime implements GpuRuntime {
 			}
 		}
 
-		private Event event(String call, long event) {
-			Event found = this.device.events.get(event);
-			if (found == null) {
+		private void event(String call, long event) {
+			if (!this.device.events.containsKey(event)) {
 				throw error(call, unknownEvent(event));
 			}
-			return found;
 		}
 
 		private static String unknownEvent(long event) {
@@ -625,8 +567,8 @@ public final class SimulatedRuntime implements GpuRuntime {
 					release(allocation);
 				}
 			}
-			this.device.streams.values().removeIf((stream) -> stream.owner() == this);
-			this.device.events.values().removeIf((event) -> event.owner == this);
+			this.device.streams.values().removeIf((owner) -> owner == this);
+			this.device.events.values().removeIf((owner) -> owner == this);
 			for (Map.Entry<Long, Module> module : this.device.modules.entrySet()) {
 				if (module.getValue().owner() == this) {
 					unload(module.getKey());
@@ -634,14 +576,12 @@ public final class SimulatedRuntime implements GpuRuntime {
 			}
 		}
 
-		private SimulatedStream stream(String call, long stream) {
+		private void stream(String call, long stream) {
 			ensureOpen(call);
 			// 0 is CUDA's legacy default stream, which every context has.
-			SimulatedStream found = (stream == 0) ? this.device.legacy : this.device.streams.get(stream);
-			if (found == null) {
+			if (stream != 0 && !this.device.streams.containsKey(stream)) {
 				throw error(call, unknownStream(stream));
 			}
-			return found;
 		}
 
 		private static String unknownStream(long stream) {
@@ -663,7 +603,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 			return Failures.factory().deviceError(call + " failed on " + this.device.label + ": " + what, null);
 		}
 
-		static String hex(long value) {
+		private static String hex(long value) {
 			return "0x" + Long.toHexString(value);
 		}
 
