@@ -17,7 +17,8 @@ import io.uform.host.ThreadPinner;
 
 /**
  * What an executor owns (its host threads, its deferred calls, its devices), kept apart from the
- * {@link Executor} object so that the threads never reference it: the {@link Cleaner} can then free an executor nobody holds.
+ * {@link Executor} object so that the threads never reference it: the {@link java.lang.ref.Cleaner}
+ * can then free an executor nobody holds.
  */
 final class ExecutorResources implements Runnable {
 

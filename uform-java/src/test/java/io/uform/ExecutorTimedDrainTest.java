@@ -16,11 +16,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.uform.UformException.Status;
+import io.uform.gpu.BusyStreams;
+import io.uform.gpu.BusyStreams.RunningWork;
 import io.uform.gpu.DeviceContext;
 import io.uform.gpu.RecordingCuda;
 import io.uform.gpu.SimulatedRuntime;
-import io.uform.gpu.BusyStreams;
-import io.uform.gpu.BusyStreams.RunningWork;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

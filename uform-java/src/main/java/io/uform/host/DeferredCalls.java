@@ -16,7 +16,6 @@ import java.util.function.Consumer;
 
 import io.uform.failure.FailureFactory;
 
-
 /**
  * The deferred calls of one executor: asynchronous calls run one after another, in submission
  * order, by a single runner thread, with at most {@code limit} of them in flight (queued or

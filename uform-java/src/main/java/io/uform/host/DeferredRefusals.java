@@ -2,7 +2,6 @@ package io.uform.host;
 
 import io.uform.failure.FailureFactory;
 
-
 /**
  * What one executor's {@link DeferredCalls} say when they refuse: a call submitted after they
  * closed, a call they dropped, and a wait from a thread the calls may themselves be waiting for.

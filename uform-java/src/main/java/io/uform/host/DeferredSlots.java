@@ -6,7 +6,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.uform.failure.FailureFactory;
 
-
 /**
  * The admission gate of one executor's {@link DeferredCalls}: at most {@code limit} calls in flight
  * (queued or running), and submitters that find them all taken wait their turn, or are refused.

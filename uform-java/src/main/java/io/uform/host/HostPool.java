@@ -11,7 +11,6 @@ import java.util.function.IntConsumer;
 
 import io.uform.failure.FailureFactory;
 
-
 /**
  * The fork-join engine under a RAM executor: {@code threads - 1} worker threads plus the thread that
  * calls a fork, built for the latency of one fork rather than the throughput of many queued tasks

@@ -3,7 +3,6 @@ package io.uform.mesh;
 import java.time.Instant;
 import java.util.Properties;
 
-
 /**
  * A {@code ready}, {@code left} or {@code abort} file: who wrote it and, for an abort, why.
  * @param index its writer's index

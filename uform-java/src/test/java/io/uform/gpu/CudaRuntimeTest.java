@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import com.sun.jna.Memory;
 
-import io.uform.UformException.Status;
 import io.uform.UformException;
+import io.uform.UformException.Status;
 import io.uform.gpu.DeviceContext.KernelArgument;
 
 /**

@@ -13,8 +13,8 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 
-import io.uform.UformException.Status;
 import io.uform.UformException;
+import io.uform.UformException.Status;
 import io.uform.gpu.DeviceContext.KernelArgument;
 
 /**

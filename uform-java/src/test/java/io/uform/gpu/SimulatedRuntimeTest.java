@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 import com.sun.jna.Memory;
 
-import io.uform.UformException.Status;
 import io.uform.UformException;
+import io.uform.UformException.Status;
 import io.uform.gpu.DeviceFacts.Vendor;
 
 class SimulatedRuntimeTest {

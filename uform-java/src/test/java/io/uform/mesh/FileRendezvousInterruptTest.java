@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.uform.UformException.Status;
 import io.uform.UformException;
+import io.uform.UformException.Status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
