@@ -3,16 +3,20 @@ package io.uform;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import io.uform.UformException.Status;
+import io.uform.child.RuntimeFailsFirst;
 import io.uform.failure.FailureFactory;
 import io.uform.failure.Failures;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class UformFailuresTest {
 
 	private final FailureFactory failures = Failures.factory();
@@ -20,6 +24,13 @@ class UformFailuresTest {
 	@Test
 	void theRuntimeMakesItsFailuresWithTheApisFactory() {
 		assertThat(this.failures).isSameAs(UformFailures.INSTANCE);
+	}
+
+	@Test
+	void aRuntimeThatFailsBeforeTheApiIsUsedStillThrowsTheApisException() throws Exception {
+		ChildJvm.Result child = ChildJvm.run(RuntimeFailsFirst.class, List.of(), 30);
+		assertThat(child.exitCode()).as(child.output()).isZero();
+		assertThat(child.output()).contains(UformException.class.getName() + ": Invalid count = -1: use 0 to ");
 	}
 
 	@Test

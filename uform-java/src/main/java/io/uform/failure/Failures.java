@@ -34,7 +34,8 @@ public final class Failures {
 	/**
 	 * The factory the runtime makes its exceptions with.
 	 * @return the API's factory
-	 * @throws IllegalStateException when the API's factory class is missing from this build
+	 * @throws IllegalStateException when the API's factory class is missing from this build or did not
+	 *         install itself
 	 */
 	public static FailureFactory factory() {
 		FailureFactory factory = installed;
@@ -47,6 +48,10 @@ public final class Failures {
 						+ "jar to make its exceptions", ex);
 			}
 			factory = installed;
+			if (factory == null) {
+				// Only while that class's own initialiser runs on this thread, which fails nothing.
+				throw new IllegalStateException(API_FACTORY + " did not install itself in " + Failures.class.getName());
+			}
 		}
 		return factory;
 	}
