@@ -44,13 +44,14 @@ public final class Failures {
 				Class.forName(API_FACTORY, true, Failures.class.getClassLoader());
 			}
 			catch (ClassNotFoundException ex) {
-				throw new IllegalStateException(API_FACTORY + " is missing: uform's runtime needs the API of the same "
-						+ "jar to make its exceptions", ex);
+				throw new IllegalStateException(API_FACTORY + " is missing: uform's runtime needs the API of the "
+						+ "same jar to make its exceptions", ex);
 			}
 			factory = installed;
 			if (factory == null) {
 				// Only while that class's own initialiser runs on this thread, which fails nothing.
-				throw new IllegalStateException(API_FACTORY + " did not install itself in " + Failures.class.getName());
+				throw new IllegalStateException(API_FACTORY + " did not install itself in "
+						+ Failures.class.getName());
 			}
 		}
 		return factory;

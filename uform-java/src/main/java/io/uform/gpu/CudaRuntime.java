@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 
 import com.sun.jna.Pointer;
 
+import io.uform.failure.FailureFactory;
 import io.uform.failure.Failures;
 
 /**
@@ -175,8 +176,9 @@ public final class CudaRuntime implements GpuRuntime {
 		if (ex instanceof CudaCompute.ModuleLoadException load) {
 			message.append(load.jitLog().isEmpty() ? ". The driver wrote no JIT log" : ". JIT log:\n" + load.jitLog());
 		}
-		return (ex.code() == CudaCompute.CUDA_ERROR_OUT_OF_MEMORY) ? Failures.factory().outOfMemory(message.toString(), ex)
-				: Failures.factory().deviceError(message.toString(), ex);
+		FailureFactory failures = Failures.factory();
+		return (ex.code() == CudaCompute.CUDA_ERROR_OUT_OF_MEMORY) ? failures.outOfMemory(message.toString(), ex)
+				: failures.deviceError(message.toString(), ex);
 	}
 
 	/** What to do about the failures people meet; empty for the rest, whose status name says enough. */

@@ -119,7 +119,8 @@ public final class GpuDiscovery {
 		catch (RuntimeException | LinkageError ex) {
 			// uform's own failure already says what was wrong; anything else is named with its type. A
 			// native library that loads but misbehaves must not take the application down with it.
-			problems.add((Failures.factory().kindOf(ex) != null) ? ex.getMessage() : vendor + " discovery failed: " + ex);
+			boolean uforms = Failures.factory().kindOf(ex) != null;
+			problems.add(uforms ? ex.getMessage() : vendor + " discovery failed: " + ex);
 		}
 	}
 

@@ -127,7 +127,8 @@ public final class DeferredCalls {
 	 * @param errors makes the exceptions it throws and the failures of calls it drops
 	 * @throws RuntimeException {@code OUT_OF_MEMORY} when the runner thread cannot start
 	 */
-	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, FailureFactory errors) {
+	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop,
+			FailureFactory errors) {
 		this(name, limit, cannotWait, onStop, null, Thread::start, errors);
 	}
 

@@ -36,7 +36,8 @@ final class DeferredRefusals {
 	 */
 	RuntimeException closed(boolean freed) {
 		if (freed) {
-			return this.errors.freed("Executor '" + this.name + "' was freed; deferred calls can no longer be submitted to it");
+			return this.errors.freed("Executor '" + this.name + "' was freed; deferred calls can no longer be submitted "
+					+ "to it");
 		}
 		return this.errors.freed("Executor '" + this.name + "' refuses new deferred calls: it is being "
 				+ "freed (refuseDeferred() was called; a Spring application context calls it when it closes). Forks "

@@ -68,7 +68,8 @@ public record HostPlacement(List<NumaDomain> domains, int threads, int[] colocat
 		return Math.max(1, cores - cores / 8);
 	}
 
-	private static List<NumaDomain> resolveDomains(List<Integer> requested, NumaTopology topology, FailureFactory errors) {
+	private static List<NumaDomain> resolveDomains(List<Integer> requested, NumaTopology topology,
+			FailureFactory errors) {
 		if (requested == null) {
 			return topology.domains();
 		}

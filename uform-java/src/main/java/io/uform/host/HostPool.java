@@ -414,7 +414,8 @@ public final class HostPool<T, P, S> {
 		lock.lock();
 		try {
 			if (this.stopping || this.stopRequested) {
-				throw this.errors.freed("Executor '" + this.name + "' was freed; make a new executor to run more work");
+				throw this.errors.freed("Executor '" + this.name + "' was freed; make a new executor to run more "
+						+ "work");
 			}
 			ForkDescriptor<T, P, S> descriptor = this.fork;
 			descriptor.describe(forkKind, count, threadTask, prongs, slices);
