@@ -46,7 +46,8 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		if (bean != null && (cause.field() != null || !PROPERTIES.containsKey(bean))) {
 			// The user's own code called uform while its bean was made (a fork in a constructor, say), and
 			// uform refused the call: the uform beans turn a refused field into a property or bean report.
-			String what = (cause.field() != null) ? cause.field() + " = " + ConfiguredProperties.shown(cause.value()) + " is invalid"
+			String what = (cause.field() != null)
+					? cause.field() + " = " + ConfiguredProperties.shown(cause.value()) + " is invalid"
 					: cause.getMessage() + " [" + cause.status() + "]";
 			String action = (cause.field() != null) ? "Fix that call in bean '" + bean + "': " + cause.fix() + "."
 					: "Fix that call in bean '" + bean + "', or what it depends on. " + action(cause, null);

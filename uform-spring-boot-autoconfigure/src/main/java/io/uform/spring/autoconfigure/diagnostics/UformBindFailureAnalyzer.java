@@ -63,7 +63,7 @@ public class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindExcept
 		String description = "The uform properties could not be bound: " + name + " = "
 				+ ConfiguredProperties.shown(String.valueOf(property.getValue())) + " is invalid"
 				+ ConfiguredProperties.setIn(property) + ": " + why(reason) + ".";
-		String listed = withoutIndices(property.getName());
+		String listed = UformUnknownProperties.withoutIndices(property.getName());
 		UformMetadata.Property metadata = UformMetadata.all(UformBindFailureAnalyzer.class.getClassLoader(), logger)
 			.property(listed);
 		String takes = (metadata != null) ? takes(metadata.type()) : "";
@@ -143,14 +143,5 @@ public class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindExcept
 			return "not one of the values it takes";
 		}
 		return ConfiguredProperties.shown(message);
-	}
-
-	/** A property's name with list indices dropped: {@code uform.vram.devices[1]} is {@code uform.vram.devices}. */
-	private static String withoutIndices(ConfigurationPropertyName name) {
-		ConfigurationPropertyName shortened = name;
-		while (shortened.isLastElementIndexed() && shortened.getNumberOfElements() > 1) {
-			shortened = shortened.getParent();
-		}
-		return shortened.toString();
 	}
 }

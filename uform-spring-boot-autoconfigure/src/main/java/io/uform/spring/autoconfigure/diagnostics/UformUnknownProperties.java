@@ -343,8 +343,11 @@ public class UformUnknownProperties implements EnvironmentPostProcessor, Ordered
 		return shape.toString();
 	}
 
-	/** A name as a suggestion, in its dashed form without trailing list indices. */
-	private static String withoutIndices(ConfigurationPropertyName name) {
+	/**
+	 * A name in its dashed form without trailing list indices: {@code uform.vram.devices[1]} is
+	 * {@code uform.vram.devices}.
+	 */
+	static String withoutIndices(ConfigurationPropertyName name) {
 		ConfigurationPropertyName shortened = name;
 		while (shortened.isLastElementIndexed() && shortened.getNumberOfElements() > 1) {
 			shortened = shortened.getParent();
