@@ -1,5 +1,7 @@
 package io.uform.spring.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -82,7 +84,7 @@ final class UformExecutorConfigurations {
 		 * fork-context-propagation property set to {@code true} that no fork decorator honours fails
 		 * startup naming it.
 		 */
-		private ExecutorHooks hooks(UformExecutorHooks factory, boolean forkContext) {
+		private ExecutorHooks hooks(@Nullable UformExecutorHooks factory, boolean forkContext) {
 			ExecutorHooks hooks = (factory != null) ? factory.hooksFor(this.beanName, forkContext) : ExecutorHooks.NONE;
 			if (hooks == null) {
 				throw new IllegalStateException("UformExecutorHooks bean (" + factory.getClass().getName() + ") returned "

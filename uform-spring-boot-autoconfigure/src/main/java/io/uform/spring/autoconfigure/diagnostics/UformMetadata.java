@@ -152,7 +152,10 @@ final class UformMetadata {
 		return null;
 	}
 
-	/** The shapes of the declared properties whose type is a map or, with {@code lists}, a list. */
+	/**
+	 * The shapes of the declared properties of a kind of type: every one ({@code null}), maps
+	 * ({@code Map.class}: any key below one is an entry) or lists and arrays ({@code Collection.class}).
+	 */
 	Set<String> shapes(@Nullable Class<?> kind, ClassLoader classLoader) {
 		Set<String> shapes = new HashSet<>();
 		for (Property property : this.properties.values()) {
