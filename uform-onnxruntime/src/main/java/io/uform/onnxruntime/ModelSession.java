@@ -150,6 +150,14 @@ final class ModelSession implements AutoCloseable {
 	}
 
 	/**
+	 * What the file declares.
+	 * @return its signature
+	 */
+	ModelSignature signature() {
+		return this.signature;
+	}
+
+	/**
 	 * The vector length the file declares.
 	 * @return the output's last dimension, or {@code -1} where the file leaves it symbolic
 	 */
