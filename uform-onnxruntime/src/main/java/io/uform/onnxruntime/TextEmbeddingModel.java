@@ -2,6 +2,7 @@ package io.uform.onnxruntime;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -134,20 +135,31 @@ public final class TextEmbeddingModel implements AutoCloseable {
 	 * @see #embed(List)
 	 */
 	public float[] embed(String text) {
-		return embed(List.of(text))[0];
+		return embed(Collections.singletonList(text))[0];
 	}
 
 	/**
 	 * Embeds texts on the executor, batched with other callers' waiting texts.
 	 * @param texts from 1 to {@code maxTexts} texts, none empty
 	 * @return a vector per text, in order
+	 * @throws EmbeddingRefusedException as {@link #embedDetailed(List)}
+	 */
+	public float[][] embed(List<String> texts) {
+		return embedDetailed(texts).vectors();
+	}
+
+	/**
+	 * Embeds texts as {@link #embed(List)} does, and tells each text's tokens and the batch that
+	 * served them (what a service reports as usage).
+	 * @param texts from 1 to {@code maxTexts} texts, none empty
+	 * @return the vectors, tokens and batch
 	 * @throws EmbeddingRefusedException on the caller's thread, before anything is queued, naming the
 	 *         first text that is missing, empty or too long, or the count when there are too many
 	 * @throws IllegalStateException once the model is closed
 	 * @throws io.uform.UformException the executor's own: {@code TIMEOUT} when it stayed saturated
 	 *         past {@code slotWait}, {@code FREED} once it is freed, {@code INTERRUPTED}
 	 */
-	public float[][] embed(List<String> texts) {
+	public Embeddings embedDetailed(List<String> texts) {
 		if (texts == null || texts.isEmpty()) {
 			throw new EmbeddingRefusedException("no texts to embed: give 1 to " + this.options.maxTexts() + " texts");
 		}
@@ -161,11 +173,14 @@ public final class TextEmbeddingModel implements AutoCloseable {
 		this.gate.enter();
 		try {
 			long[][] ids = tokenize(texts);
-			long tokens = 0;
-			for (long[] text : ids) {
-				tokens += text.length;
+			int[] tokens = new int[ids.length];
+			long total = 0;
+			for (int i = 0; i < ids.length; i++) {
+				tokens[i] = ids[i].length;
+				total += ids[i].length;
 			}
-			return this.batches.embed(Arrays.asList(ids), tokens);
+			DeferredBatches.Served served = this.batches.embed(Arrays.asList(ids), total);
+			return new Embeddings(served.vectors(), tokens, served.batch());
 		}
 		finally {
 			this.gate.exit();
