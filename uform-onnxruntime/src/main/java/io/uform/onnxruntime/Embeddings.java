@@ -6,9 +6,10 @@ package io.uform.onnxruntime;
  *
  * @param vectors a vector per text, in order
  * @param tokens each text's tokens as embedded, special tokens included (after truncation)
+ * @param truncated texts that were cut to the model's maximum tokens ({@link Truncation#TRUNCATE})
  * @param batch the batch on the executor that served it, which other requests may have shared
  */
-public record Embeddings(float[][] vectors, int[] tokens, EmbeddingBatch batch) {
+public record Embeddings(float[][] vectors, int[] tokens, int truncated, EmbeddingBatch batch) {
 
 	/**
 	 * The request's own tokens.

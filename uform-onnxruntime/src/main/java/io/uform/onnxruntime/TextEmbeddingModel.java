@@ -160,27 +160,48 @@ public final class TextEmbeddingModel implements AutoCloseable {
 	 *         past {@code slotWait}, {@code FREED} once it is freed, {@code INTERRUPTED}
 	 */
 	public Embeddings embedDetailed(List<String> texts) {
+		return embedDetailed(texts, this.options.truncation());
+	}
+
+	/**
+	 * Embeds texts as {@link #embedDetailed(List)} does, with this request's own rule for texts too
+	 * long (as TEI's {@code truncate} request field): a service may refuse its clients' long queries
+	 * and still cut the long documents it indexes itself, with one model.
+	 * @param texts from 1 to {@code maxTexts} texts, none empty
+	 * @param truncation what happens to a text longer than the model's maximum tokens
+	 * @return the vectors, tokens, texts cut and batch
+	 * @throws EmbeddingRefusedException as {@link #embedDetailed(List)}
+	 */
+	public Embeddings embedDetailed(List<String> texts, Truncation truncation) {
+		Objects.requireNonNull(truncation, "truncation");
 		if (texts == null || texts.isEmpty()) {
-			throw new EmbeddingRefusedException("no texts to embed: give 1 to " + this.options.maxTexts() + " texts");
+			throw new EmbeddingRefusedException("no texts to embed: give 1 to " + this.options.maxTexts() + " texts", -1,
+					-1);
 		}
 		if (texts.size() > this.options.maxTexts()) {
 			throw new EmbeddingRefusedException(texts.size() + " texts in one request; model '" + this.options.name()
-					+ "' takes at most " + this.options.maxTexts() + " (maxTexts): split them over several requests");
+					+ "' takes at most " + this.options.maxTexts() + " (maxTexts): split them over several requests", -1,
+					-1);
 		}
 		for (int i = 0; i < texts.size(); i++) {
-			TextTokenizer.check(texts.get(i), name(texts, i));
+			TextTokenizer.check(texts.get(i), i, name(texts, i));
 		}
 		this.gate.enter();
 		try {
 			long[][] ids = tokenize(texts);
 			int[] tokens = new int[ids.length];
 			long total = 0;
+			int truncated = 0;
+			// Refusals first, in order, so that the first text too long is the one named.
 			for (int i = 0; i < ids.length; i++) {
-				tokens[i] = ids[i].length;
-				total += ids[i].length;
+				long[] fitting = this.tokenizer.fit(ids[i], i, name(texts, i), truncation);
+				truncated += (fitting != ids[i]) ? 1 : 0;
+				ids[i] = fitting;
+				tokens[i] = fitting.length;
+				total += fitting.length;
 			}
 			DeferredBatches.Served served = this.batches.embed(Arrays.asList(ids), total);
-			return new Embeddings(served.vectors(), tokens, served.batch());
+			return new Embeddings(served.vectors(), tokens, truncated, served.batch());
 		}
 		finally {
 			this.gate.exit();
@@ -194,12 +215,12 @@ public final class TextEmbeddingModel implements AutoCloseable {
 	private long[][] tokenize(List<String> texts) {
 		long[][] ids = new long[texts.size()][];
 		if (texts.size() == 1) {
-			ids[0] = this.tokenizer.ids(texts.get(0), name(texts, 0));
+			ids[0] = this.tokenizer.ids(texts.get(0));
 			return ids;
 		}
 		this.executor.forSlices(texts.size(), (first, count, thread, colocation) -> {
 			for (int i = first; i < first + count; i++) {
-				ids[i] = this.tokenizer.ids(texts.get(i), name(texts, i));
+				ids[i] = this.tokenizer.ids(texts.get(i));
 			}
 		});
 		return ids;
