@@ -9,6 +9,7 @@ import java.util.Objects;
 import ai.onnxruntime.OrtException;
 import io.uform.DeviceLane;
 import io.uform.Executor;
+import io.uform.UformException;
 
 /**
  * A text embedding model on a uform executor: the model owns its weights (one ONNX Runtime session,
@@ -78,8 +79,8 @@ public final class TextEmbeddingModel implements AutoCloseable {
 	 * @param options pooling, normalisation, length and batching
 	 * @return the model; close it before the executor is freed
 	 * @throws IllegalArgumentException naming what the file lacks (an input, the output asked for)
-	 * @throws io.uform.UformException {@code UNSUPPORTED} on a VRAM executor without the CUDA provider,
-	 *         saying which jar to swap in
+	 * @throws UformException {@code UNSUPPORTED} on a VRAM executor without the CUDA provider, saying
+	 *         which jar to swap in; {@code FREED} on a freed executor
 	 */
 	public static TextEmbeddingModel load(Executor executor, ModelSource model, ModelSource tokenizer,
 			TextEmbeddingOptions options) {
@@ -92,6 +93,10 @@ public final class TextEmbeddingModel implements AutoCloseable {
 		Objects.requireNonNull(model, "model");
 		Objects.requireNonNull(tokenizer, "tokenizer");
 		Objects.requireNonNull(options, "options");
+		if (executor.statistics().state() == Executor.State.FREED) {
+			throw new UformException(UformException.Status.FREED, "executor '" + executor.name() + "' is freed: load model '"
+					+ options.name() + "' on a running executor");
+		}
 		ModelGate gate = new ModelGate(options.name());
 		byte[] bytes = (model.path() != null) ? null : model.bytes();
 		List<ModelSession> sessions = new ArrayList<>();
@@ -156,7 +161,7 @@ public final class TextEmbeddingModel implements AutoCloseable {
 	 * @throws EmbeddingRefusedException on the caller's thread, before anything is queued, naming the
 	 *         first text that is missing, empty or too long, or the count when there are too many
 	 * @throws IllegalStateException once the model is closed
-	 * @throws io.uform.UformException the executor's own: {@code TIMEOUT} when it stayed saturated
+	 * @throws UformException the executor's own: {@code TIMEOUT} when it stayed saturated
 	 *         past {@code slotWait}, {@code FREED} once it is freed, {@code INTERRUPTED}
 	 */
 	public Embeddings embedDetailed(List<String> texts) {

@@ -112,7 +112,7 @@ class LifecycleTest {
 			assertThat(model.embed("uform")).hasSize(MiniLm.DIMENSIONS);
 			ConcurrentCallersTest.settle(executor);
 			assertThat(batches).as("the withdrawn request was not embedded for nobody").hasSize(1);
-			model.close(); // returns: the interrupted caller left the model
+			// Leaving the block closes the model: it returns, since the interrupted caller left it.
 		}
 	}
 
@@ -126,6 +126,10 @@ class LifecycleTest {
 				assertThatThrownBy(() -> model.embed(texts)).isInstanceOfSatisfying(UformException.class,
 						ex -> assertThat(ex.status()).isEqualTo(UformException.Status.FREED));
 			}
+			assertThatThrownBy(() -> TextEmbeddingModel.load(executor, MiniLm.MODEL, MiniLm.TOKENIZER, MiniLm.OPTIONS))
+				.isInstanceOfSatisfying(UformException.class,
+						ex -> assertThat(ex.status()).isEqualTo(UformException.Status.FREED))
+				.hasMessageContaining("load model 'all-minilm-l6-v2-q' on a running executor");
 		}
 	}
 
