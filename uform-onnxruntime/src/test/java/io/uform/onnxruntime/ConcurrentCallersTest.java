@@ -39,6 +39,7 @@ class ConcurrentCallersTest {
 				texts.add(MiniLm.TEXTS.get(i % MiniLm.TEXTS.size()) + " (caller " + i + ")");
 				alone.add(model.embed(texts.get(i)));
 			}
+			awaitCallsEnded(executor);
 			batches.clear();
 			// Hold the deferred thread so that every caller queues behind it.
 			CountDownLatch release = new CountDownLatch(1);
@@ -59,13 +60,13 @@ class ConcurrentCallersTest {
 			for (int i = 0; i < CALLERS; i++) {
 				assertThat(answers.get(i).get()).as("caller %d", i).containsExactly(alone.get(i));
 			}
+			// A caller has its vector as soon as its last text is embedded; the listener hears the batch
+			// when its call ends.
+			awaitCallsEnded(executor);
 			assertThat(batches).as("the first call takes every waiting request; the other calls find theirs served")
 				.hasSize(1);
 			assertThat(batches.get(0).requests()).isEqualTo(CALLERS);
 			assertThat(batches.get(0).texts()).isEqualTo(CALLERS);
-			while (executor.statistics().deferredInFlight() > 0) {
-				Thread.sleep(5);
-			}
 			assertThat(executor.statistics().deferredCompleted()).isGreaterThanOrEqualTo(CALLERS + 1);
 			callers.shutdown();
 		}
@@ -97,8 +98,49 @@ class ConcurrentCallersTest {
 			for (Future<float[]> answer : answers) {
 				assertThat(answer.get()).hasSize(MiniLm.DIMENSIONS);
 			}
+			awaitCallsEnded(executor);
 			assertThat(batches).extracting(EmbeddingBatch::requests).containsExactly(4, 4);
 			assertThat(batches).extracting(EmbeddingBatch::tokens).containsExactly(40L, 40L);
+			callers.shutdown();
+		}
+	}
+
+	@Test
+	void aRequestThatArrivesWhileABatchRunsJoinsItInsteadOfWaitingForItsEnd() throws Exception {
+		List<EmbeddingBatch> batches = new CopyOnWriteArrayList<>();
+		try (Executor executor = Executor.forRam(new ExecutorForRamConfig(null, null, 2, null));
+				TextEmbeddingModel model = TextEmbeddingModel.load(executor, MiniLm.MODEL, MiniLm.TOKENIZER,
+						MiniLm.OPTIONS.withListener(batches::add))) {
+			float[] alone = model.embed(MiniLm.TEXTS.get(1));
+			awaitCallsEnded(executor);
+			batches.clear();
+			// The first request's only text holds its session call until the second request is queued.
+			CountDownLatch started = new CountDownLatch(1);
+			CountDownLatch queued = new CountDownLatch(1);
+			model.sessions().get(0).probe = (thread) -> {
+				if (started.getCount() > 0) {
+					started.countDown();
+					try {
+						queued.await();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				}
+			};
+			ExecutorService callers = Executors.newFixedThreadPool(2);
+			Future<float[]> first = callers.submit(() -> model.embed(MiniLm.TEXTS.get(0)));
+			started.await();
+			Future<float[]> second = callers.submit(() -> model.embed(MiniLm.TEXTS.get(1)));
+			while (executor.statistics().deferredInFlight() < 2) {
+				Thread.sleep(1);
+			}
+			queued.countDown();
+			assertThat(first.get()).hasSize(MiniLm.DIMENSIONS);
+			assertThat(second.get()).containsExactly(alone);
+			awaitCallsEnded(executor);
+			assertThat(batches).as("the running call took the second request; its own call found it served")
+				.extracting(EmbeddingBatch::requests).containsExactly(2);
 			callers.shutdown();
 		}
 	}
@@ -119,8 +161,15 @@ class ConcurrentCallersTest {
 			release.countDown();
 			blocker.get();
 			assertThat(model.embed("uform")).hasSize(MiniLm.DIMENSIONS);
+			awaitCallsEnded(executor);
 			assertThat(batches).as("the refused request was withdrawn, not embedded for nobody").hasSize(1);
 			assertThat(batches.get(0).requests()).isEqualTo(1);
+		}
+	}
+
+	private static void awaitCallsEnded(Executor executor) throws InterruptedException {
+		while (executor.statistics().deferredInFlight() > 0) {
+			Thread.sleep(5);
 		}
 	}
 }
