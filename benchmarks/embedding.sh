@@ -23,4 +23,4 @@ cp=benchmarks/embedding/target/classpath.txt
 # -Dai.djl.offline=true: DJL's PyTorch engine (Spring AI's pooling) loads its natives from the class path
 # (pytorch-native-cpu) instead of downloading them.
 exec "$java" --enable-native-access=ALL-UNNAMED -Dai.djl.offline=true ${JAVA_OPTS:-} \
-  -cp "benchmarks/embedding/target/classes:$(cat "$cp")" io.uform.bench.embedding.EmbeddingPeers docs "$@"
+  -cp "benchmarks/embedding/target/classes:$(cat "$cp")" "${MAIN:-io.uform.bench.embedding.EmbeddingPeers}" docs "$@"

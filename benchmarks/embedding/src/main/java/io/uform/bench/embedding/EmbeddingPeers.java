@@ -46,16 +46,34 @@ public final class EmbeddingPeers {
 		List<String> texts = fitting(Paragraphs.of(docs));
 		System.out.printf(Locale.ROOT, "%d cores, Java %s, %d rounds%n", cores, System.getProperty("java.version"),
 				rounds);
-		List<Workload> workloads = List.of(Workload.callers(CALLERS, texts.subList(0, 256)),
-				Workload.batch(texts.subList(0, 64)), Workload.batch(texts.subList(0, 256)));
+		List<Workload> workloads = new ArrayList<>(List.of(Workload.callers(CALLERS, texts.subList(0, 256)),
+				Workload.batch(texts.subList(0, 64)), Workload.batch(texts.subList(0, 256))));
+		// -Dworkloads=0,2 and -Dpeers=uform,langchain4j-tuned narrow a diagnostic run.
+		String only = System.getProperty("workloads");
+		if (only != null) {
+			List<Workload> chosen = new ArrayList<>();
+			for (String index : only.split(",")) {
+				chosen.add(workloads.get(Integer.parseInt(index.strip())));
+			}
+			workloads = chosen;
+		}
 		List<Peer> peers = new ArrayList<>();
 		ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
 		try {
-			peers.add(Uform.peer(cores));
-			peers.add(new SpringAiPeer());
-			peers.add(Langchain4jPeer.defaults());
-			peers.add(Langchain4jPeer.tuned(cores));
-			peers.add(new OrtOwnThreadsPeer(cores));
+			List<String> names = List.of(System.getProperty("peers",
+					"uform,spring-ai,langchain4j,langchain4j-tuned,ort-own-threads").split(","));
+			for (String name : names) {
+				peers.add(switch (name.strip()) {
+					case "uform" -> new UformPeer(cores);
+					case "uform-sample" -> new UformSamplePeer(cores);
+					case "spring-ai" -> new SpringAiPeer();
+					case "langchain4j" -> Langchain4jPeer.defaults();
+					case "langchain4j-tuned" -> Langchain4jPeer.tuned(cores);
+					case "ort-own-threads" -> new OrtOwnThreadsPeer(cores);
+					default -> throw new IllegalArgumentException("no peer " + name + "; the peers are uform, uform-sample, "
+							+ "spring-ai, langchain4j, langchain4j-tuned, ort-own-threads (the first is the reference)");
+				});
+			}
 			for (Workload workload : workloads) {
 				check(workload, peers, callers);
 				for (Peer peer : peers) {
