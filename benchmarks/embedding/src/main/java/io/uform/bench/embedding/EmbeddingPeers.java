@@ -65,12 +65,13 @@ public final class EmbeddingPeers {
 			for (String name : names) {
 				peers.add(switch (name.strip()) {
 					case "uform" -> new UformPeer(cores);
-					case "uform-sample" -> new UformSamplePeer(cores);
+					case "uform-before" -> new UformJarPeer(Path.of(System.getProperty("uform.before.jar",
+							"uform-onnxruntime-before.jar")), cores);
 					case "spring-ai" -> new SpringAiPeer();
 					case "langchain4j" -> Langchain4jPeer.defaults();
 					case "langchain4j-tuned" -> Langchain4jPeer.tuned(cores);
 					case "ort-own-threads" -> new OrtOwnThreadsPeer(cores);
-					default -> throw new IllegalArgumentException("no peer " + name + "; the peers are uform, uform-sample, "
+					default -> throw new IllegalArgumentException("no peer " + name + "; the peers are uform, uform-before (-Duform.before.jar), "
 							+ "spring-ai, langchain4j, langchain4j-tuned, ort-own-threads (the first is the reference)");
 				});
 			}
