@@ -65,11 +65,11 @@ final class DeferredBatches {
 	 * Embeds a request's texts, waiting for the call that serves it.
 	 * @param ids each text's token ids
 	 * @param tokens their sum
-	 * @return a vector per text, in order
+	 * @return a vector per text, in order, and the batch that served them
 	 * @throws UformException the executor's own: saturated ({@code TIMEOUT}), freed ({@code FREED}),
 	 *         interrupted
 	 */
-	float[][] embed(List<long[]> ids, long tokens) {
+	Served embed(List<long[]> ids, long tokens) {
 		Request request = new Request(ids, tokens);
 		synchronized (this) {
 			this.waiting.add(request);
@@ -112,7 +112,6 @@ final class DeferredBatches {
 			// Its request was served by an earlier call (or withdrawn): give the slot back at once.
 			return null;
 		}
-		long start = System.nanoTime();
 		try {
 			this.lanes.run(batch::work);
 		}
@@ -120,9 +119,8 @@ final class DeferredBatches {
 			batch.fail(ex);
 			throw ex;
 		}
-		long nanos = System.nanoTime() - start;
 		try {
-			this.options.listener().embedded(batch.described(this.options.name(), nanos));
+			this.options.listener().embedded(batch.soFar());
 		}
 		catch (RuntimeException ex) {
 			LOG.log(System.Logger.Level.WARNING, "the EmbeddingListener of model '" + this.options.name()
@@ -131,7 +129,7 @@ final class DeferredBatches {
 		return null;
 	}
 
-	private float[][] await(Request request) {
+	private Served await(Request request) {
 		try {
 			return request.result().get();
 		}
@@ -159,6 +157,15 @@ final class DeferredBatches {
 	}
 
 	/**
+	 * A request's answer.
+	 * @param vectors its texts' vectors, in order
+	 * @param batch the batch that served it, as it stood when the request's last text was embedded (a
+	 *        batch grows while it runs; the listener hears it whole when its call ends)
+	 */
+	record Served(float[][] vectors, EmbeddingBatch batch) {
+	}
+
+	/**
 	 * A request waiting to be served: the ids of its texts, their tokens, its vectors as they are made,
 	 * and its answer, completed by the thread that makes its last vector (the count's decrement orders
 	 * every thread's vector before it).
@@ -169,7 +176,7 @@ final class DeferredBatches {
 
 		private final long tokens;
 
-		private final CompletableFuture<float[][]> result = new CompletableFuture<>();
+		private final CompletableFuture<Served> result = new CompletableFuture<>();
 
 		private final float[][] vectors;
 
@@ -190,12 +197,12 @@ final class DeferredBatches {
 			return this.tokens;
 		}
 
-		CompletableFuture<float[][]> result() {
+		CompletableFuture<Served> result() {
 			return this.result;
 		}
 
 		/** Embeds text {@code index}; the last one answers the caller, a failure answers it at once. */
-		void embed(int index, ModelSession session) {
+		void embed(int index, ModelSession session, Batch batch) {
 			if (this.result.isDone()) {
 				// An earlier text of it failed: the caller has its answer.
 				return;
@@ -208,7 +215,7 @@ final class DeferredBatches {
 				return;
 			}
 			if (this.remaining.decrementAndGet() == 0) {
-				this.result.complete(this.vectors);
+				this.result.complete(new Served(this.vectors, batch.soFar()));
 			}
 		}
 	}
@@ -221,6 +228,8 @@ final class DeferredBatches {
 	private final class Batch {
 
 		private final List<Request> taken = new ArrayList<>();
+
+		private final long start = System.nanoTime();
 
 		private Request current;
 
@@ -253,7 +262,7 @@ final class DeferredBatches {
 					index = this.next++;
 					this.texts++;
 				}
-				request.embed(index, session);
+				request.embed(index, session, this);
 			}
 		}
 
@@ -283,9 +292,11 @@ final class DeferredBatches {
 			}
 		}
 
-		EmbeddingBatch described(String model, long nanos) {
+		/** The batch as it stands now: what a request answered before the call ends is told. */
+		EmbeddingBatch soFar() {
 			synchronized (DeferredBatches.this) {
-				return new EmbeddingBatch(model, this.texts, this.tokens, this.taken.size(), nanos);
+				return new EmbeddingBatch(DeferredBatches.this.options.name(), this.texts, this.tokens, this.taken.size(),
+						System.nanoTime() - this.start);
 			}
 		}
 	}

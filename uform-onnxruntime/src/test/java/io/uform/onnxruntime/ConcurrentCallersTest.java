@@ -39,7 +39,7 @@ class ConcurrentCallersTest {
 				texts.add(MiniLm.TEXTS.get(i % MiniLm.TEXTS.size()) + " (caller " + i + ")");
 				alone.add(model.embed(texts.get(i)));
 			}
-			awaitCallsEnded(executor);
+			settle(executor);
 			batches.clear();
 			// Hold the deferred thread so that every caller queues behind it.
 			CountDownLatch release = new CountDownLatch(1);
@@ -60,15 +60,23 @@ class ConcurrentCallersTest {
 			for (int i = 0; i < CALLERS; i++) {
 				assertThat(answers.get(i).get()).as("caller %d", i).containsExactly(alone.get(i));
 			}
-			// A caller has its vector as soon as its last text is embedded; the listener hears the batch
-			// when its call ends.
-			awaitCallsEnded(executor);
+			settle(executor);
 			assertThat(batches).as("the first call takes every waiting request; the other calls find theirs served")
 				.hasSize(1);
 			assertThat(batches.get(0).requests()).isEqualTo(CALLERS);
 			assertThat(batches.get(0).texts()).isEqualTo(CALLERS);
 			assertThat(executor.statistics().deferredCompleted()).isGreaterThanOrEqualTo(CALLERS + 1);
 			callers.shutdown();
+		}
+	}
+
+	/**
+	 * Waits until no deferred call is in flight: the listener hears a batch after its callers have
+	 * their vectors, still inside the deferred call.
+	 */
+	static void settle(Executor executor) throws InterruptedException {
+		while (executor.statistics().deferredInFlight() > 0) {
+			Thread.sleep(5);
 		}
 	}
 
@@ -98,7 +106,7 @@ class ConcurrentCallersTest {
 			for (Future<float[]> answer : answers) {
 				assertThat(answer.get()).hasSize(MiniLm.DIMENSIONS);
 			}
-			awaitCallsEnded(executor);
+			settle(executor);
 			assertThat(batches).extracting(EmbeddingBatch::requests).containsExactly(4, 4);
 			assertThat(batches).extracting(EmbeddingBatch::tokens).containsExactly(40L, 40L);
 			callers.shutdown();
@@ -112,7 +120,7 @@ class ConcurrentCallersTest {
 				TextEmbeddingModel model = TextEmbeddingModel.load(executor, MiniLm.MODEL, MiniLm.TOKENIZER,
 						MiniLm.OPTIONS.withListener(batches::add))) {
 			float[] alone = model.embed(MiniLm.TEXTS.get(1));
-			awaitCallsEnded(executor);
+			settle(executor);
 			batches.clear();
 			// The first request's only text holds its session call until the second request is queued.
 			CountDownLatch started = new CountDownLatch(1);
@@ -138,7 +146,7 @@ class ConcurrentCallersTest {
 			queued.countDown();
 			assertThat(first.get()).hasSize(MiniLm.DIMENSIONS);
 			assertThat(second.get()).containsExactly(alone);
-			awaitCallsEnded(executor);
+			settle(executor);
 			assertThat(batches).as("the running call took the second request; its own call found it served")
 				.extracting(EmbeddingBatch::requests).containsExactly(2);
 			callers.shutdown();
@@ -161,15 +169,9 @@ class ConcurrentCallersTest {
 			release.countDown();
 			blocker.get();
 			assertThat(model.embed("uform")).hasSize(MiniLm.DIMENSIONS);
-			awaitCallsEnded(executor);
+			settle(executor);
 			assertThat(batches).as("the refused request was withdrawn, not embedded for nobody").hasSize(1);
 			assertThat(batches.get(0).requests()).isEqualTo(1);
-		}
-	}
-
-	private static void awaitCallsEnded(Executor executor) throws InterruptedException {
-		while (executor.statistics().deferredInFlight() > 0) {
-			Thread.sleep(5);
 		}
 	}
 }
