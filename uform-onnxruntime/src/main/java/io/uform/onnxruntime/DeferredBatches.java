@@ -168,7 +168,7 @@ final class DeferredBatches {
 	/**
 	 * A request waiting to be served: the ids of its texts, their tokens, its vectors as they are made,
 	 * and its answer, completed by the thread that makes its last vector (the count's decrement orders
-	 * every thread's vector before it).
+	 * every thread's vector before it). Equal by identity: two requests with equal texts are two.
 	 */
 	private static final class Request {
 
