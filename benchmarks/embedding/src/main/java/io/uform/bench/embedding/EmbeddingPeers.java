@@ -16,13 +16,14 @@ import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 
 /**
  * Text embedding side by side in one JVM: uform's model on a RAM executor against Spring AI, langchain4j
- * (defaults and tuned) and ONNX Runtime's own threading, same model file, same texts (paragraphs of
- * {@code docs/*.md}). Three workloads: 32 callers embedding one text each at a time (256 texts a round),
- * a batch of 64 and a batch of 256. Before timing, each peer's vectors are checked against uform's
- * (cosine at least {@value #MIN_COSINE}); then rounds interleave the peers, rotating their order, so the
+ * (defaults and tuned) and ONNX Runtime's own threading, same model file, same texts ({@link Paragraphs}
+ * of {@code docs}). Three workloads: 32 callers embedding one text each at a time (256 texts a round),
+ * a batch of 64 and a batch of 256. Before timing, each peer's vectors are compared with uform's (the
+ * least cosine, and the texts under {@value #MIN_COSINE}; see {@link #check}); then rounds interleave the peers, rotating their order, so the
  * shared machine's slow moments fall on all alike. Ratios are uform's texts/s over the peer's, per round.
  *
- * <p>Arguments: {@code [docs directory] [rounds]}, defaults {@code docs} and 5. Run by
+ * <p>Arguments: {@code [docs directory] [rounds]}, defaults {@code docs} and 5. Properties: {@code peers}
+ * (names, the first the reference), {@code workloads} (indices), {@code uform.before.jar}. Run by
  * {@code benchmarks/embedding.sh}.
  */
 public final class EmbeddingPeers {
@@ -71,8 +72,9 @@ public final class EmbeddingPeers {
 					case "langchain4j" -> Langchain4jPeer.defaults();
 					case "langchain4j-tuned" -> Langchain4jPeer.tuned(cores);
 					case "ort-own-threads" -> new OrtOwnThreadsPeer(cores);
-					default -> throw new IllegalArgumentException("no peer " + name + "; the peers are uform, uform-before (-Duform.before.jar), "
-							+ "spring-ai, langchain4j, langchain4j-tuned, ort-own-threads (the first is the reference)");
+					default -> throw new IllegalArgumentException("no peer " + name + "; the peers are uform, uform-before "
+							+ "(-Duform.before.jar), spring-ai, langchain4j, langchain4j-tuned, ort-own-threads (the first is "
+							+ "the reference)");
 				});
 			}
 			for (Workload workload : workloads) {
