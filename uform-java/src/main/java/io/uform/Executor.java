@@ -597,6 +597,15 @@ public final class Executor implements AutoCloseable {
 	}
 
 	/**
+	 * Whether the current thread is one this executor's work may be waiting for: its deferred thread,
+	 * or a thread inside one of its tasks. Work handed to the executor from there cannot queue behind
+	 * its own submitter, so {@link DeferredCallExecutor} runs it inline, as a nested fork runs.
+	 */
+	boolean isOwnThread() {
+		return this.resources.deferred.isRunnerThread() || this.resources.pool.isInsideTask();
+	}
+
+	/**
 	 * Whether this executor was freed: the state {@link #statistics()} reports, without the rest of its
 	 * snapshot (a mesh's bootstrap asks before it begins).
 	 */
