@@ -22,6 +22,7 @@ import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
@@ -63,6 +64,8 @@ import io.uform.UformException;
 @AutoConfiguration
 @ConditionalOnClass(Executor.class)
 @EnableConfigurationProperties(UformProperties.class)
+@Import({ UformAsyncExecutorConfigurations.RamAsyncExecutorConfiguration.class,
+		UformAsyncExecutorConfigurations.VramAsyncExecutorConfiguration.class, UformExecutorLifecycleRegistrar.class })
 public final class UformAutoConfiguration {
 
 	/** Name of the RAM executor bean. */
