@@ -49,7 +49,8 @@ import io.uform.MeshOptions;
 		UformExecutorConfigurations.VramExecutorConfiguration.class,
 		UformExecutorConfigurations.ExecutorLifecycleConfiguration.class, UformMeshConfiguration.class,
 		UformAsyncExecutorConfigurations.RamAsyncExecutorConfiguration.class,
-		UformAsyncExecutorConfigurations.VramAsyncExecutorConfiguration.class, UformExecutorLifecycleRegistrar.class })
+		UformAsyncExecutorConfigurations.VramAsyncExecutorConfiguration.class, UformExecutorLifecycleRegistrar.class,
+		UformOversubscriptionCheck.class })
 public final class UformAutoConfiguration {
 
 	/** Name of the RAM executor bean. */
