@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.uform.failure.RuntimeFailure.Status;
+
 /**
  * uform's vocabulary of CPU classes, spelled {@code vendor-name}, and which of them this CPU offers.
  * A class names the instruction sets its kernels use; it is available when every flag it needs is
@@ -354,6 +356,48 @@ public final class CpuClasses {
 	 * offers: a class of its architecture that it lacks would only fail next ({@code available} is
 	 * {@code null} where there is no CPU to ask: then this architecture's classes).
 	 */
+	/**
+	 * Why {@link #resolve} would refuse a class, in its words, without throwing: for a warning that
+	 * must list the same classes as the failure that follows.
+	 * @param requested a class name
+	 * @return the reason, or {@code null} where this CPU offers the class
+	 */
+	public String whyNot(String requested) {
+		try {
+			resolve("cpuClass", requested, Refusal.ERRORS);
+			return null;
+		}
+		catch (Refusal refused) {
+			return refused.getMessage();
+		}
+	}
+
+	/** A refusal's reason, captured by {@link #whyNot}; no stack trace, as none is shown. */
+	private static final class Refusal extends RuntimeException {
+
+		static final HostErrors ERRORS = new HostErrors() {
+
+			@Override
+			public RuntimeException error(Status status, String message, Throwable cause) {
+				return new Refusal(message);
+			}
+
+			@Override
+			public RuntimeException invalid(String field, Object value, String fix) {
+				return new Refusal(fix);
+			}
+
+			@Override
+			public Throwable copyForCaller(Throwable failure) {
+				return failure;
+			}
+		};
+
+		Refusal(String reason) {
+			super(reason, null, false, false);
+		}
+	}
+
 	private static RuntimeException unknown(String field, String requested, String architecture,
 			List<String> available, HostErrors errors) {
 		List<String> here = new ArrayList<>();

@@ -17,6 +17,7 @@ import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepos
 import org.springframework.boot.configurationmetadata.ValueHint;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 
+import io.uform.host.CpuClasses;
 import io.uform.host.NearestNames;
 
 /**
@@ -100,6 +101,10 @@ final class UformValueHints {
 		List<String> takes = this.values.get(shape);
 		if (takes == null || takes.contains(value)) {
 			return null;
+		}
+		if (shape.endsWith(".cpuclass")) {
+			// The words the failure report gives when the executor is made: the classes this CPU offers.
+			return CpuClasses.system().whyNot(value);
 		}
 		List<String> near = NearestNames.nearest(value, takes);
 		return "none of the values it takes; " + (near.isEmpty() ? "it takes " + String.join(", ", takes)
