@@ -21,7 +21,7 @@ import io.uform.gpu.DeviceFacts.Vendor;
 /**
  * A {@link GpuRuntime} whose devices are host memory, so that machines without GPUs (tests, the
  * sample application, CI) exercise VRAM executors, scratch, statistics and device panels. Chosen only
- * when asked for (see {@link SimulatedDevices}); listed with {@link GpuVendor#SIMULATED}, after every
+ * when asked for (see {@link SimulatedDevices}); listed with {@code io.uform.GpuVendor.SIMULATED}, after every
  * real GPU.
  *
  * <h2>What is real</h2>
@@ -140,7 +140,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 
 	/**
 	 * The devices, in simulated ordinal order.
-	 * @return each device's description, vendor {@link GpuVendor#SIMULATED}
+	 * @return each device's description, vendor {@code io.uform.GpuVendor.SIMULATED}
 	 */
 	public List<DeviceFacts> devices() {
 		return this.devices.stream().map((device) -> device.description).toList();
