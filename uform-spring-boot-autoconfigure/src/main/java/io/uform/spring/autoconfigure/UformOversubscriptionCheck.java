@@ -1,6 +1,7 @@
 package io.uform.spring.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,8 +15,7 @@ import org.springframework.context.event.ContextRefreshedEvent;
 
 import io.uform.Executor;
 import io.uform.ExecutorStatistics;
-import io.uform.host.NumaDomain;
-import io.uform.host.NumaTopology;
+import io.uform.Uform;
 
 /**
  * Says at startup, at WARN, when the executor beans ask for more threads than the cores they are
@@ -25,9 +25,10 @@ import io.uform.host.NumaTopology;
  * those executors slows. Nothing fails: a machine shared on purpose (a development laptop) may want it.
  *
  * <p>An executor's threads are pinned to the cores of their memory domain, spread over its domains in
- * proportion to their cores ({@code HostPlacement}), so the threads an executor has on some of its
- * domains are that share of its threads. It looks once, when the context is first refreshed: every
- * executor bean is made by then, the application's included.
+ * proportion to their cores, so the threads an executor has on some of its domains are that share of
+ * its threads. The cores counted are at most the JVM's available processors (a container's quota). It
+ * looks once, when the context is first refreshed: every executor bean is made by then, the
+ * application's included.
  */
 final class UformOversubscriptionCheck implements ApplicationListener<ContextRefreshedEvent> {
 
@@ -49,8 +50,8 @@ final class UformOversubscriptionCheck implements ApplicationListener<ContextRef
 			}
 		}
 		// By name, so that the lines read the same on every start.
-		placed.sort(java.util.Comparator.comparing(Placed::bean));
-		for (String warning : warnings(placed, NumaTopology.system(), Runtime.getRuntime().availableProcessors())) {
+		placed.sort(Comparator.comparing(Placed::bean));
+		for (String warning : warnings(placed, Uform.memoryDomains(), Runtime.getRuntime().availableProcessors())) {
 			logger.warn(warning);
 		}
 	}
@@ -58,26 +59,25 @@ final class UformOversubscriptionCheck implements ApplicationListener<ContextRef
 	/**
 	 * What to warn about for these executors on this machine.
 	 * @param executors each executor bean's name, threads and memory domains
-	 * @param topology the machine's domains
+	 * @param domains the machine's memory domains: CPU ids by domain id
 	 * @param availableProcessors the JVM's CPU count (it includes container quotas)
 	 * @return one line per executor with more threads than cores, then one per pair that oversubscribes
 	 *         the cores it shares; empty when every thread has a core
 	 */
-	static List<String> warnings(List<Placed> executors, NumaTopology topology, int availableProcessors) {
+	static List<String> warnings(List<Placed> executors, Map<Integer, List<Integer>> domains, int availableProcessors) {
 		List<String> warnings = new ArrayList<>();
 		for (Placed executor : executors) {
-			List<NumaDomain> domains = domains(topology, executor.domains());
-			int cores = Math.min(topology.cpuBudget(domains), Math.max(1, availableProcessors));
+			int cores = cores(executor.domains(), domains, availableProcessors);
 			if (executor.threads() > cores) {
 				warnings.add("uform executor bean '" + executor.bean() + "' has " + executor.threads() + " threads on the "
-						+ cores + " cores its memory domains carry (" + describe(domains) + "): threads take turns on a core and "
-						+ "every fork waits for the slowest. Give it at most " + cores + " threads (unset, threads takes "
-						+ "7/8 of the cores), or more memory domains");
+						+ cores + " cores its memory domains carry (" + describe(executor.domains(), domains)
+						+ "): threads take turns on a core and every fork waits for the slowest. Give it at most " + cores
+						+ " threads (unset, threads takes 7/8 of the cores), or more memory domains");
 			}
 		}
 		for (int a = 0; a < executors.size(); a++) {
 			for (int b = a + 1; b < executors.size(); b++) {
-				String shared = sharing(executors.get(a), executors.get(b), topology, availableProcessors);
+				String shared = sharing(executors.get(a), executors.get(b), domains, availableProcessors);
 				if (shared != null) {
 					warnings.add(shared);
 				}
@@ -86,52 +86,53 @@ final class UformOversubscriptionCheck implements ApplicationListener<ContextRef
 		return warnings;
 	}
 
-	private static String sharing(Placed first, Placed second, NumaTopology topology, int availableProcessors) {
-		List<NumaDomain> shared = new ArrayList<>();
-		for (NumaDomain domain : domains(topology, first.domains())) {
-			if (second.domains().contains(domain.id())) {
-				shared.add(domain);
-			}
-		}
+	private static String sharing(Placed first, Placed second, Map<Integer, List<Integer>> domains,
+			int availableProcessors) {
+		List<Integer> shared = new ArrayList<>(first.domains());
+		shared.retainAll(second.domains());
 		if (shared.isEmpty()) {
 			return null;
 		}
-		int cores = Math.min(topology.cpuBudget(shared), Math.max(1, availableProcessors));
-		int firstThreads = threadsOn(first, shared, topology);
-		int secondThreads = threadsOn(second, shared, topology);
+		int cores = cores(shared, domains, availableProcessors);
+		int firstThreads = threadsOn(first, shared, domains);
+		int secondThreads = threadsOn(second, shared, domains);
 		if (firstThreads + secondThreads <= cores) {
 			return null;
 		}
 		return "uform executor beans '" + first.bean() + "' (" + UformStartupLog.counted(firstThreads, "thread")
 				+ ") and '" + second.bean() + "' (" + UformStartupLog.counted(secondThreads, "thread")
-				+ ") are pinned to the same " + UformStartupLog.counted(cores, "core") + " (" + describe(shared) + "): "
-				+ (firstThreads + secondThreads) + " threads take turns on them, which slows every fork of both. Give "
-				+ "them different memory domains (uform.ram.memory-domains, uform.vram.memory-domains) or fewer "
-				+ "threads, so that together they have at most " + cores;
+				+ ") are pinned to the same " + UformStartupLog.counted(cores, "core") + " ("
+				+ describe(shared, domains) + "): " + (firstThreads + secondThreads) + " threads take turns on them, "
+				+ "which slows every fork of both. Give them different memory domains (uform.ram.memory-domains, "
+				+ "uform.vram.memory-domains) or fewer threads, so that together they have at most " + cores;
 	}
 
-	/** The threads an executor has on some of its domains: their share of its cores, rounded up. */
-	private static int threadsOn(Placed executor, List<NumaDomain> some, NumaTopology topology) {
-		int all = NumaDomain.cpuCount(domains(topology, executor.domains()));
-		int part = NumaDomain.cpuCount(some);
-		return (all == 0) ? 0 : (int) Math.min(executor.threads(), ((long) executor.threads() * part + all - 1) / all);
+	/** The threads an executor has on some of its domains: their share of its CPUs, rounded up. */
+	private static int threadsOn(Placed executor, List<Integer> some, Map<Integer, List<Integer>> domains) {
+		long all = cpus(executor.domains(), domains);
+		long part = cpus(some, domains);
+		return (all == 0) ? 0 : (int) Math.min(executor.threads(), (executor.threads() * part + all - 1) / all);
 	}
 
-	/** Domains with their cores, as {@code node0[0-3], node1[4-7]}. */
-	private static String describe(List<NumaDomain> domains) {
-		List<String> described = new ArrayList<>();
-		for (NumaDomain domain : domains) {
-			described.add(domain.toString());
-		}
-		return String.join(", ", described);
+	private static int cores(List<Integer> ids, Map<Integer, List<Integer>> domains, int availableProcessors) {
+		return (int) Math.max(1, Math.min(cpus(ids, domains), Math.max(1, availableProcessors)));
 	}
 
-	private static List<NumaDomain> domains(NumaTopology topology, List<Integer> ids) {
-		List<NumaDomain> domains = new ArrayList<>();
+	private static long cpus(List<Integer> ids, Map<Integer, List<Integer>> domains) {
+		long cpus = 0;
 		for (Integer id : ids) {
-			topology.domain(id).ifPresent(domains::add);
+			cpus += domains.getOrDefault(id, List.of()).size();
 		}
-		return domains;
+		return cpus;
+	}
+
+	/** Domains with their CPUs, as {@code node 0: CPUs [0, 1]; node 1: CPUs [2, 3]}. */
+	private static String describe(List<Integer> ids, Map<Integer, List<Integer>> domains) {
+		List<String> described = new ArrayList<>();
+		for (Integer id : ids) {
+			described.add("node " + id + ": CPUs " + domains.getOrDefault(id, List.of()));
+		}
+		return String.join("; ", described);
 	}
 
 	/**

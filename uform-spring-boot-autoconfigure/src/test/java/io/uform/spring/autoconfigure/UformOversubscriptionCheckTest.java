@@ -1,16 +1,13 @@
 package io.uform.spring.autoconfigure;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -21,13 +18,13 @@ import org.springframework.context.annotation.Configuration;
 
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
-import io.uform.host.NumaTopology;
+import io.uform.Uform;
 import io.uform.spring.autoconfigure.UformOversubscriptionCheck.Placed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The startup WARN for executors that ask for more threads than their cores: on a fixture machine with
+ * The startup WARN for executors that ask for more threads than their cores: on a machine described with
  * two NUMA nodes of two cores each, where executors can be kept apart, and in a context on this
  * machine. It appears exactly when the threads on shared cores outnumber them; nothing fails.
  */
@@ -37,50 +34,49 @@ class UformOversubscriptionCheckTest {
 
 	private static final String WARNING = "are pinned to the same";
 
+	/** A machine of two NUMA nodes with two CPUs each. */
+	private static final Map<Integer, List<Integer>> TWO_NODES = Map.of(0, List.of(0, 1), 1, List.of(2, 3));
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(UformAutoConfiguration.class))
 		.withPropertyValues("uform.vram.enabled=false");
 
 	@Test
-	void executorsOnDifferentNodesAreNotWarnedAbout(@TempDir Path root) throws IOException {
-		NumaTopology twoNodes = twoNodesOfTwoCores(root);
+	void executorsOnDifferentNodesAreNotWarnedAbout() {
 		assertThat(UformOversubscriptionCheck.warnings(
-				List.of(new Placed("uformRamExecutor", 2, List.of(0)), new Placed("reranker", 2, List.of(1))), twoNodes, 4))
+				List.of(new Placed("uformRamExecutor", 2, List.of(0)), new Placed("reranker", 2, List.of(1))), TWO_NODES, 4))
 			.isEmpty();
 	}
 
 	@Test
-	void executorsSharingANodeWithMoreThreadsThanItsCoresAreNamedWithTheCores(@TempDir Path root) throws IOException {
-		NumaTopology twoNodes = twoNodesOfTwoCores(root);
+	void executorsSharingANodeWithMoreThreadsThanItsCoresAreNamedWithTheCores() {
 		assertThat(UformOversubscriptionCheck.warnings(
-				List.of(new Placed("uformRamExecutor", 2, List.of(0)), new Placed("reranker", 1, List.of(0))), twoNodes, 4))
+				List.of(new Placed("uformRamExecutor", 2, List.of(0)), new Placed("reranker", 1, List.of(0))), TWO_NODES, 4))
 			.singleElement()
 			.asString()
 			.contains("uform executor beans 'uformRamExecutor' (2 threads) and 'reranker' (1 thread) are pinned to the "
-					+ "same 2 cores (" + twoNodes.domain(0).orElseThrow() + ")")
+					+ "same 2 cores (node 0: CPUs [0, 1])")
 			.contains("at most 2");
 	}
 
 	@Test
-	void sharingOnlyPartOfTheDomainsCountsTheThreadsOnThatPart(@TempDir Path root) throws IOException {
-		NumaTopology twoNodes = twoNodesOfTwoCores(root);
+	void sharingOnlyPartOfTheDomainsCountsTheThreadsOnThatPart() {
 		// 4 threads over both nodes put 2 on node 1; with 1 more there, node 1's 2 cores have 3.
 		assertThat(UformOversubscriptionCheck.warnings(
-				List.of(new Placed("uformRamExecutor", 4, List.of(0, 1)), new Placed("reranker", 1, List.of(1))), twoNodes,
+				List.of(new Placed("uformRamExecutor", 4, List.of(0, 1)), new Placed("reranker", 1, List.of(1))), TWO_NODES,
 				4))
 			.singleElement()
 			.asString()
 			.contains("'uformRamExecutor' (2 threads) and 'reranker' (1 thread)");
 		assertThat(UformOversubscriptionCheck.warnings(
-				List.of(new Placed("uformRamExecutor", 2, List.of(0, 1)), new Placed("reranker", 1, List.of(1))), twoNodes,
+				List.of(new Placed("uformRamExecutor", 2, List.of(0, 1)), new Placed("reranker", 1, List.of(1))), TWO_NODES,
 				4))
 			.isEmpty();
 	}
 
 	@Test
-	void oneExecutorWithMoreThreadsThanItsCoresIsNamed(@TempDir Path root) throws IOException {
-		NumaTopology twoNodes = twoNodesOfTwoCores(root);
-		assertThat(UformOversubscriptionCheck.warnings(List.of(new Placed("uformRamExecutor", 8, List.of(0))), twoNodes, 4))
+	void oneExecutorWithMoreThreadsThanItsCoresIsNamed() {
+		assertThat(UformOversubscriptionCheck.warnings(List.of(new Placed("uformRamExecutor", 8, List.of(0))), TWO_NODES, 4))
 			.singleElement()
 			.asString()
 			.startsWith("uform executor bean 'uformRamExecutor' has 8 threads on the 2 cores its memory domains carry")
@@ -133,15 +129,7 @@ class UformOversubscriptionCheckTest {
 
 	/** The cores the executors' default domains (all of them) carry here. */
 	private static int cores() {
-		NumaTopology system = NumaTopology.system();
-		return Math.min(system.cpuBudget(), Runtime.getRuntime().availableProcessors());
-	}
-
-	private static NumaTopology twoNodesOfTwoCores(Path root) throws IOException {
-		for (int node = 0; node < 2; node++) {
-			Path dir = Files.createDirectories(root.resolve("sys/devices/system/node/node" + node));
-			Files.writeString(dir.resolve("cpulist"), (2 * node) + "-" + (2 * node + 1) + "\n");
-		}
-		return NumaTopology.read(root, 4);
+		int cpus = Uform.memoryDomains().values().stream().mapToInt(List::size).sum();
+		return Math.min(cpus, Runtime.getRuntime().availableProcessors());
 	}
 }

@@ -45,13 +45,20 @@ class UformMeterHelpTest {
 			assertThat(context).hasNotFailed();
 			Executor ram = context.getBean(Executor.class);
 			ram.defer(() -> "done").get(10, TimeUnit.SECONDS);
+			// The call's observation stops, and its timer is recorded, on uform's completion thread, just
+			// after the future completes.
+			PrometheusMeterRegistry prometheus = context.getBean(PrometheusMeterRegistry.class);
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+			while (prometheus.find("uform.deferred").timer() == null && System.nanoTime() < deadline) {
+				Thread.sleep(5);
+			}
 			java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
 			ram.defer(() -> {
 				release.await();
 				return null;
 			});
 			try {
-				Map<String, String> help = help(context.getBean(PrometheusMeterRegistry.class).scrape());
+				Map<String, String> help = help(prometheus.scrape());
 				assertThat(help).containsKeys("uform_deferred_seconds", "uform_deferred_active_seconds");
 				assertThat(help).as("# HELP text of the uform series").allSatisfy((name, text) -> assertThat(text)
 					.as(name)

@@ -1,4 +1,4 @@
-package io.uform.spring.autoconfigure;
+package io.uform.spring.autoconfigure.diagnostics;
 
 import org.jspecify.annotations.Nullable;
 
@@ -8,6 +8,8 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
+
+import io.uform.spring.autoconfigure.ConfiguredProperties;
 
 /**
  * Reports a {@code uform.*} value that uform refused when its executor or mesh was made (a CPU class
