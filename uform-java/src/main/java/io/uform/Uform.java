@@ -1,12 +1,17 @@
 package io.uform;
 
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.uform.failure.RuntimeFailure;
 import io.uform.gpu.GpuDiscovery;
 import io.uform.host.CpuClasses;
 import io.uform.host.NearestNames;
+import io.uform.host.NumaDomain;
 import io.uform.host.NumaTopology;
 import io.uform.host.ThreadPinner;
 
@@ -157,12 +162,12 @@ public final class Uform {
 	 * run on: where an executor's {@code memoryDomains} place its threads.
 	 * @return CPU ids by domain id, ascending; one domain where the machine reports none
 	 */
-	public static java.util.Map<Integer, List<Integer>> memoryDomains() {
-		java.util.Map<Integer, List<Integer>> domains = new java.util.LinkedHashMap<>();
-		for (io.uform.host.NumaDomain domain : NumaTopology.system().domains()) {
-			domains.put(domain.id(), java.util.Arrays.stream(domain.cpus()).boxed().toList());
+	public static Map<Integer, List<Integer>> memoryDomains() {
+		Map<Integer, List<Integer>> domains = new LinkedHashMap<>();
+		for (NumaDomain domain : NumaTopology.system().domains()) {
+			domains.put(domain.id(), Arrays.stream(domain.cpus()).boxed().toList());
 		}
-		return java.util.Collections.unmodifiableMap(domains);
+		return Collections.unmodifiableMap(domains);
 	}
 
 	/**

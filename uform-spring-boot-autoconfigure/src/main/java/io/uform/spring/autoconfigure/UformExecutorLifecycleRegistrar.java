@@ -16,7 +16,8 @@ import io.uform.Executor;
  *
  * <p>It runs once the configuration classes have registered every bean definition (so after the
  * auto-configurations' conditions), and registers {@code <executor bean name>Lifecycle} for each
- * singleton executor bean that has no bean of that name yet: the starter's own executors have theirs
+ * eager singleton executor bean that has no bean of that name yet (a lazy one would be made by its
+ * lifecycle at startup, so it keeps the destroy method it declares): the starter's own executors have theirs
  * ({@code uformRamExecutorLifecycle}), and an application that names a lifecycle so keeps it. Nothing is
  * made early: bean types are read from the definitions, without initialising factory beans.
  */
@@ -32,7 +33,9 @@ final class UformExecutorLifecycleRegistrar implements BeanDefinitionRegistryPos
 		}
 		for (String name : beans.getBeanNamesForType(Executor.class, false, false)) {
 			String lifecycle = name + LIFECYCLE_SUFFIX;
-			if (registry.containsBeanDefinition(lifecycle) || beans.containsSingleton(lifecycle)) {
+			if (registry.containsBeanDefinition(lifecycle) || beans.containsSingleton(lifecycle)
+					|| (registry.containsBeanDefinition(name) && registry.getBeanDefinition(name).isLazyInit())) {
+				// A lazy executor is made only where it is used: its lifecycle would make it at startup.
 				continue;
 			}
 			RootBeanDefinition definition = new RootBeanDefinition(UformExecutorLifecycle.class);

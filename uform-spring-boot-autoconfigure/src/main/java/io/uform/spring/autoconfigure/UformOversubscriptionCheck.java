@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.context.ApplicationContext;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextRefreshedEvent;
 
@@ -38,15 +39,19 @@ final class UformOversubscriptionCheck implements ApplicationListener<ContextRef
 
 	@Override
 	public void onApplicationEvent(ContextRefreshedEvent event) {
-		ApplicationContext context = event.getApplicationContext();
-		if (!logger.isWarnEnabled() || !this.checked.compareAndSet(false, true)) {
+		if (!(event.getApplicationContext() instanceof ConfigurableApplicationContext context)
+				|| !logger.isWarnEnabled() || !this.checked.compareAndSet(false, true)) {
 			return;
 		}
+		ConfigurableListableBeanFactory beans = context.getBeanFactory();
 		List<Placed> placed = new ArrayList<>();
-		for (Map.Entry<String, Executor> bean : context.getBeansOfType(Executor.class, false, false).entrySet()) {
-			ExecutorStatistics statistics = bean.getValue().statistics();
-			if (statistics.state() != Executor.State.FREED) {
-				placed.add(new Placed(bean.getKey(), statistics.threads(), statistics.memoryDomains()));
+		for (String name : beans.getBeanNamesForType(Executor.class, false, false)) {
+			// Only executors made already: looking must not make a lazy one.
+			if (beans.getSingleton(name) instanceof Executor executor) {
+				ExecutorStatistics statistics = executor.statistics();
+				if (statistics.state() != Executor.State.FREED) {
+					placed.add(new Placed(name, statistics.threads(), statistics.memoryDomains()));
+				}
 			}
 		}
 		// By name, so that the lines read the same on every start.

@@ -1,6 +1,8 @@
 package io.uform.spring.autoconfigure;
 
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -96,7 +98,7 @@ class UformAsyncExecutorTest {
 			CompletableFuture<Long> sum = CompletableFuture.supplyAsync(() -> {
 				long[] parts = new long[ram.threads()];
 				ram.forN(1000, (index, thread, colocation) -> parts[thread] += index);
-				return java.util.Arrays.stream(parts).sum();
+				return Arrays.stream(parts).sum();
 			}, view);
 			assertThat(sum.get(10, TimeUnit.SECONDS)).isEqualTo(999L * 1000 / 2);
 		});
@@ -118,7 +120,7 @@ class UformAsyncExecutorTest {
 					"uform.ram.async-executor-max-wait=0")
 			.run((context) -> {
 				AsyncTaskExecutor view = context.getBean(RAM_VIEW, AsyncTaskExecutor.class);
-				java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+				CountDownLatch release = new CountDownLatch(1);
 				Future<?> holding = view.submit(() -> {
 					release.await();
 					return null;

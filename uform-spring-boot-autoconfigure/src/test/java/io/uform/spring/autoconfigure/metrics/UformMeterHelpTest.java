@@ -2,6 +2,7 @@ package io.uform.spring.autoconfigure.metrics;
 
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,7 +53,7 @@ class UformMeterHelpTest {
 			while (prometheus.find("uform.deferred").timer() == null && System.nanoTime() < deadline) {
 				Thread.sleep(5);
 			}
-			java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+			CountDownLatch release = new CountDownLatch(1);
 			ram.defer(() -> {
 				release.await();
 				return null;
