@@ -48,7 +48,7 @@ final class DecoratedDeferredCall<T> implements Callable<T>, WrappedCall {
 	}
 
 	@Override
-	public Callable<?> wrapped() {
+	public Object wrapped() {
 		return this.call;
 	}
 

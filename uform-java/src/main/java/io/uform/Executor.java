@@ -544,7 +544,11 @@ public final class Executor implements AutoCloseable {
 		// Checked before anything changes: a refused call leaves the executor as it was.
 		requireOutsideTask("refuseDeferred()");
 		owned.deferred.requireMayWait("refuseDeferred()");
-		return this.draining.refuseDeferred(ExecutorFreeing.deadline(timeout));
+		boolean finished = this.draining.refuseDeferred(ExecutorFreeing.deadline(timeout));
+		if (!finished) {
+			this.freeing.refusalRanOut(timeout);
+		}
+		return finished;
 	}
 
 	/**
@@ -594,6 +598,15 @@ public final class Executor implements AutoCloseable {
 	 */
 	public void leaveExitToOwner() {
 		this.resources.deferred.leaveExitToOwner();
+	}
+
+	/**
+	 * Whether the current thread is one this executor's work may be waiting for: its deferred thread,
+	 * or a thread inside one of its tasks. Work handed to the executor from there cannot queue behind
+	 * its own submitter, so {@link DeferredCallExecutor} runs it inline, as a nested fork runs.
+	 */
+	boolean isOwnThread() {
+		return this.resources.deferred.isRunnerThread() || this.resources.pool.isInsideTask();
 	}
 
 	/**
@@ -696,6 +709,12 @@ public final class Executor implements AutoCloseable {
 
 	private void checkNotFreed() {
 		if (this.resources.freed.get()) {
+			if (this.resources.deferred.isRunnerThread()) {
+				// A call that a bounded free gave up on: a new executor is not what it needs.
+				throw new UformException(Status.FREED, "Executor '" + name() + "' was freed while this deferred call was "
+						+ "still running (the free's period ran out), so the call can no longer fork on it; return from "
+						+ "the call, and make long calls check Thread.interrupted() or a deadline so that they end in time");
+			}
 			throw new UformException(Status.FREED, "Executor '" + name() + "' was freed; make a new executor to run more work");
 		}
 	}

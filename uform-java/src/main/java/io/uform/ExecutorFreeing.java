@@ -36,12 +36,27 @@ final class ExecutorFreeing {
 	/** Set, under {@link #meshes}, by the first {@code free} that got past the live-mesh check. */
 	private boolean freeing;
 
+	/**
+	 * The wait of the last {@link Executor#refuseDeferred} that ran out of time, or {@code null}: a free
+	 * that follows without waiting (as the Spring starter's does) names that period as the time the
+	 * calls had, not its own zero. Written by the refusing thread, read by the freeing one.
+	 */
+	private volatile Duration refusedFor;
+
 	ExecutorFreeing(ExecutorResources owned) {
 		this.owned = owned;
 	}
 
 	private String name() {
 		return this.owned.name;
+	}
+
+	/**
+	 * Notes that {@link Executor#refuseDeferred} gave the calls this long and they did not all finish.
+	 * @param timeout the wait it was given
+	 */
+	void refusalRanOut(Duration timeout) {
+		this.refusedFor = timeout;
 	}
 
 	/**
@@ -160,7 +175,11 @@ final class ExecutorFreeing {
 		DroppedCalls dropped = null;
 		if (!callsDone) {
 			// Dropped first: then no call can start, and what runs now is all that can still run.
+			Duration before = this.refusedFor;
 			dropped = owned.deferred.abandonQueued((interrupted) ? "free() was interrupted"
+					: (period.isZero() && before != null) ? "the calls had " + before + " to finish (refuseDeferred("
+							+ before + "), which a Spring context gives uform.shutdown.await-termination-period) and the "
+							+ "executor was then freed"
 					: "free(" + period + ") ran out of time");
 			stuck = owned.deferred.describeRunning();
 			if (!interrupted && dropped.count() == 0 && stuck == null) {
@@ -220,7 +239,9 @@ final class ExecutorFreeing {
 		}
 		// A zero period waited for nothing: "within PT0S" would read as if the work had had no time at all,
 		// where a caller (the Spring starter) may have given it its time before, in refuseDeferred.
+		Duration before = this.refusedFor;
 		String lead = (period.isZero()) ? "Executor '" + name() + "' was freed without waiting for its work"
+				+ ((before != null) ? " after refuseDeferred(" + before + ") had given it that long" : "")
 				: "Executor '" + name() + "' did not finish its work within " + period;
 		throw new UformException(Status.TIMEOUT, lead + ": " + what + left + ". The executor is freed all the same; make "
 				+ "the call return sooner (check for interrupts, add timeouts), or allow a longer period");

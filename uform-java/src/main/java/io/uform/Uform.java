@@ -1,11 +1,16 @@
 package io.uform;
 
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.uform.gpu.GpuDiscovery;
 import io.uform.host.CpuClasses;
 import io.uform.host.NearestNames;
+import io.uform.host.NumaDomain;
 import io.uform.host.NumaTopology;
 import io.uform.host.ThreadPinner;
 
@@ -144,6 +149,30 @@ public final class Uform {
 	 */
 	public static String bestCpuClass() {
 		return CpuClasses.system().best();
+	}
+
+	/**
+	 * The memory domains (NUMA nodes) this process may use, each with the CPUs of it this process may
+	 * run on: where an executor's {@code memoryDomains} place its threads.
+	 * @return CPU ids by domain id, ascending; one domain where the machine reports none
+	 */
+	public static Map<Integer, List<Integer>> memoryDomains() {
+		Map<Integer, List<Integer>> domains = new LinkedHashMap<>();
+		for (NumaDomain domain : NumaTopology.system().domains()) {
+			domains.put(domain.id(), Arrays.stream(domain.cpus()).boxed().toList());
+		}
+		return Collections.unmodifiableMap(domains);
+	}
+
+	/**
+	 * Why an executor made here would refuse a CPU class, in the words of that failure (the nearest
+	 * known classes, and the classes this CPU offers), or {@code null} where this CPU offers it: for a
+	 * warning given before the executor is made.
+	 * @param cpuClass a class name, as configured
+	 * @return the reason, or {@code null}
+	 */
+	public static String cpuClassProblem(String cpuClass) {
+		return CpuClasses.system().whyNot(cpuClass);
 	}
 
 	/**

@@ -21,6 +21,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 
+import io.uform.DeferredCallExecutor;
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
 import io.uform.ExecutorHooks;
@@ -38,6 +39,10 @@ import io.uform.spring.autoconfigure.observation.ObservationExecutorHooks;
  * {@code ThreadPoolTaskExecutor} does underneath) and {@link CompletableFuture#supplyAsync} on that
  * same pool (its future completes on the pool thread, continuations included).
  *
+ * <p>{@code uformViewSupplyAsync} is the same call through {@link DeferredCallExecutor}, the
+ * {@code java.util.concurrent.Executor} view ({@code @Async} and {@code CompletableFuture} use it):
+ * what the view adds to a deferred call.
+ *
  * <p>{@code uformDeferHooked} is {@code uformDefer} on an executor made with the Spring Boot starter's
  * hooks ({@link ObservationExecutorHooks}), one per {@code hooks} value: {@code none} (no hooks, the
  * baseline in the same run), {@code registry} (an {@link ObservationRegistry} with no handler, as an
@@ -53,6 +58,8 @@ public class DeferredCallBenchmark {
 
 	private Executor uform;
 
+	private DeferredCallExecutor view;
+
 	private ThreadPoolExecutor oneThread;
 
 	/** Starts one executor and one single-thread pool, each warmed by a first call. */
@@ -61,7 +68,9 @@ public class DeferredCallBenchmark {
 		this.uform = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1).withDeferredLimit(64));
 		this.oneThread = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
 		this.oneThread.prestartAllCoreThreads();
+		this.view = DeferredCallExecutor.of(this.uform);
 		this.uform.defer(() -> 0).get();
+		CompletableFuture.supplyAsync(() -> 0, this.view).get();
 		this.oneThread.submit(() -> 0).get();
 	}
 
@@ -80,6 +89,16 @@ public class DeferredCallBenchmark {
 	@Benchmark
 	public Integer uformDefer() throws InterruptedException, ExecutionException {
 		return this.uform.defer(() -> 1).get();
+	}
+
+	/**
+	 * uform's {@link java.util.concurrent.Executor} view: {@code supplyAsync(call, view).get()}, a deferred
+	 * call under {@code CompletableFuture}, side by side with {@link #uformDefer}.
+	 * @return the call's value
+	 */
+	@Benchmark
+	public Integer uformViewSupplyAsync() throws InterruptedException, ExecutionException {
+		return CompletableFuture.supplyAsync(() -> 1, this.view).get();
 	}
 
 	/** An executor made with the starter's hooks, as {@code hooks} says; see the class comment. */

@@ -356,6 +356,99 @@ public final class CpuClasses {
 	 * offers: a class of its architecture that it lacks would only fail next ({@code available} is
 	 * {@code null} where there is no CPU to ask: then this architecture's classes).
 	 */
+	/**
+	 * Why {@link #resolve} would refuse a class, in its words, without throwing: for a warning that
+	 * must list the same classes as the failure that follows.
+	 * @param requested a class name
+	 * @return the reason, or {@code null} where this CPU offers the class
+	 */
+	public String whyNot(String requested) {
+		try {
+			resolve("cpuClass", requested, Refusal.ERRORS);
+			return null;
+		}
+		catch (Refusal refused) {
+			return refused.getMessage();
+		}
+	}
+
+	/** A refusal's reason, captured by {@link #whyNot}; no stack trace, as none is shown. */
+	private static final class Refusal extends RuntimeException {
+
+		/** Every failure becomes a refusal; an invalid value's reason is its fix, the words a report shows. */
+		static final FailureFactory ERRORS = new FailureFactory() {
+
+			@Override
+			public RuntimeException invalid(String field, Object value, String fix, Throwable cause) {
+				return new Refusal(fix);
+			}
+
+			@Override
+			public RuntimeException invalidArgument(String message) {
+				return new Refusal(message);
+			}
+
+			@Override
+			public RuntimeException unsupported(String message) {
+				return new Refusal(message);
+			}
+
+			@Override
+			public RuntimeException noDevice(String message, Throwable cause) {
+				return new Refusal(message);
+			}
+
+			@Override
+			public RuntimeException outOfMemory(String message, Throwable cause) {
+				return new Refusal(message);
+			}
+
+			@Override
+			public RuntimeException timeout(String message) {
+				return new Refusal(message);
+			}
+
+			@Override
+			public RuntimeException freed(String message) {
+				return new Refusal(message);
+			}
+
+			@Override
+			public RuntimeException interrupted(String message, Throwable cause) {
+				return new Refusal(message);
+			}
+
+			@Override
+			public RuntimeException deviceError(String message, Throwable cause) {
+				return new Refusal(message);
+			}
+
+			@Override
+			public boolean isOutOfMemory(Throwable failure) {
+				return false;
+			}
+
+			@Override
+			public String kindOf(Throwable failure) {
+				return "invalid";
+			}
+
+			@Override
+			public RuntimeException ofKind(String kind, String message) {
+				return new Refusal(message);
+			}
+
+			@Override
+			public Throwable copyForCaller(Throwable failure) {
+				return failure;
+			}
+		};
+
+		Refusal(String reason) {
+			super(reason, null, false, false);
+		}
+	}
+
 	private static RuntimeException unknown(String field, String requested, String architecture,
 			List<String> available, FailureFactory errors) {
 		List<String> here = new ArrayList<>();

@@ -15,7 +15,7 @@ final class DeferredCall<T> implements Runnable {
 	long sequence;
 
 	/** What reports name: the submitted call, also where a {@link WrappedCall} runs it. */
-	final Callable<?> callable;
+	final Object callable;
 
 	private final Callable<T> runs;
 
@@ -43,7 +43,11 @@ final class DeferredCall<T> implements Runnable {
 		this.owner = owner;
 		this.sequence = sequence;
 		this.runs = callable;
-		this.callable = (callable instanceof WrappedCall wrapper) ? wrapper.wrapped() : callable;
+		Object named = callable;
+		while (named instanceof WrappedCall wrapper) {
+			named = wrapper.wrapped();
+		}
+		this.callable = named;
 		this.future = future;
 		this.acceptedNanos = acceptedNanos;
 	}

@@ -10,8 +10,9 @@ import java.util.concurrent.Callable;
 public interface WrappedCall {
 
 	/**
-	 * The call this one runs.
+	 * The call this one runs, as the application gave it: a {@link Callable}, or a {@link Runnable} run
+	 * as one; itself possibly a {@code WrappedCall}, unwrapped in turn.
 	 * @return the submitted call
 	 */
-	Callable<?> wrapped();
+	Object wrapped();
 }

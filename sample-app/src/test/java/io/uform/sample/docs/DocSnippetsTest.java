@@ -75,8 +75,10 @@ import static org.assertj.core.api.Assertions.fail;
  * of the wrong type fails. Every other key, {@code uform.devices.*} included (read by the starter outside the
  * binder), must be a property of the configuration metadata on the class path. A block with
  * {@code scrape_configs} is a Prometheus configuration, checked by {@code promtool check config}.</li>
- * <li><b>XML</b> blocks are parsed. Each element with text must appear, with that text, in the sample app's
- * {@code pom.xml} (the page as a working project), except a {@code version}, which must be this build's.</li>
+ * <li><b>XML</b> blocks are parsed. A whole {@code pom.xml} must have Spring Boot's parent at this build's Boot
+ * version and only dependencies and plugins the sample app's {@code pom.xml} (the page as a working project) has,
+ * uform's at this build's version. In a fragment, each element with text must appear, with that text, in the
+ * sample app's {@code pom.xml}, except a {@code version}, which must be this build's.</li>
  * <li><b>Shell</b> commands. Executed: every {@code curl}, against the sample app started in this JVM with the
  * arguments of the page's {@code java -jar} command (on a free port; the model is not loaded and the synthetic
  * corpus is small, since no executed command needs more). Each must exit 0, print something, and its URL must
@@ -266,6 +268,11 @@ class DocSnippetsTest {
 					continue;
 				}
 				Document snippet = xml(block.text());
+				if (snippet.getDocumentElement().getTagName().equals("project")) {
+					checkWholePom(page + ", block at line " + block.line(), snippet.getDocumentElement(), pom, version);
+					checked++;
+					continue;
+				}
 				for (String leaf : leaves(snippet.getDocumentElement(), new TreeSet<>())) {
 					if (leaf.startsWith("version=")) {
 						assertThat(leaf).as("%s, block at line %d", page, block.line()).isEqualTo("version=" + version);
@@ -278,7 +285,61 @@ class DocSnippetsTest {
 				checked++;
 			}
 		}
-		assertThat(checked).as("XML blocks checked").isGreaterThanOrEqualTo(3);
+		assertThat(checked).as("XML blocks checked").isGreaterThanOrEqualTo(1);
+	}
+
+	/**
+	 * A whole {@code pom.xml} from zero: Spring Boot's parent at this build's Boot version, only dependencies and
+	 * plugins the sample app uses too, uform's at this build's version and the rest versioned by Boot, and the
+	 * native-access manifest entry the sample's jar has.
+	 */
+	private static void checkWholePom(String where, Element project, Document sample, String version) throws Exception {
+		Element parent = element(project, "parent");
+		assertThat(child(parent, "groupId")).as(where).isEqualTo("org.springframework.boot");
+		assertThat(child(parent, "artifactId")).as(where).isEqualTo("spring-boot-starter-parent");
+		String boot = child(element(xml(Files.readString(ROOT.resolve("pom.xml"))).getDocumentElement(), "properties"),
+				"spring-boot.version");
+		assertThat(child(parent, "version")).as("%s: Boot's version", where).isEqualTo(boot);
+		Set<String> sampleDependencies = coordinates(sample.getDocumentElement(), "dependency");
+		NodeList dependencies = project.getElementsByTagName("dependency");
+		assertThat(dependencies.getLength()).as(where).isPositive();
+		for (int i = 0; i < dependencies.getLength(); i++) {
+			Element dependency = (Element) dependencies.item(i);
+			String coordinate = child(dependency, "groupId") + ":" + child(dependency, "artifactId");
+			assertThat(sampleDependencies).as("%s: a dependency of sample-app/pom.xml", where).contains(coordinate);
+			boolean uform = coordinate.startsWith("io.uform:");
+			assertThat(dependency.getElementsByTagName("version").getLength()).as("%s: %s has a version", where, coordinate)
+				.isEqualTo(uform ? 1 : 0);
+			if (uform) {
+				assertThat(child(dependency, "version")).as(where).isEqualTo(version);
+			}
+		}
+		assertThat(coordinates(sample.getDocumentElement(), "plugin")).as("%s: plugins of sample-app/pom.xml", where)
+			.containsAll(coordinates(project, "plugin"));
+		assertThat(leaves(project, new TreeSet<>())).as(where)
+			.contains("Enable-Native-Access=ALL-UNNAMED", "modelVersion=4.0.0");
+	}
+
+	/** The {@code groupId:artifactId} of each element of that name (a plugin's group defaults to Maven's). */
+	private static Set<String> coordinates(Element root, String tag) {
+		Set<String> found = new TreeSet<>();
+		NodeList elements = root.getElementsByTagName(tag);
+		for (int i = 0; i < elements.getLength(); i++) {
+			Element element = (Element) elements.item(i);
+			String group = (element.getElementsByTagName("groupId").getLength() > 0) ? child(element, "groupId")
+					: "org.apache.maven.plugins";
+			found.add(group + ":" + child(element, "artifactId"));
+		}
+		return found;
+	}
+
+	private static Element element(Element parent, String name) {
+		for (Node node = parent.getFirstChild(); node != null; node = node.getNextSibling()) {
+			if (node instanceof Element element && element.getTagName().equals(name)) {
+				return element;
+			}
+		}
+		throw new AssertionError("no <" + name + "> in <" + parent.getTagName() + ">");
 	}
 
 	@Test

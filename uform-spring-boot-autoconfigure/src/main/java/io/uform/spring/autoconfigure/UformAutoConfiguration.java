@@ -28,6 +28,8 @@ import io.uform.MeshOptions;
  * a Kubernetes Indexed Job, {@code RANK}/{@code WORLD_SIZE}) gives the count; what the properties leave
  * unset comes from the launcher's variables ({@link UformMeshSources}). The {@code uformMesh} bean
  * borrows the VRAM executor.</li>
+ * <li>{@code uform.ram.async-executor} (and {@code uform.vram.}) adds an {@code AsyncTaskExecutor} view
+ * of the executor for {@code @Async("uformRamExecutor")} ({@link UformAsyncExecutorConfigurations}).</li>
  * </ul>
  * The config beans and the beans made from them are separate so that a user can replace either; each
  * backs off when the user defines their own. Customizer beans adjust a config, in {@code @Order}, before
@@ -38,16 +40,21 @@ import io.uform.MeshOptions;
  * declares its executor in {@code TaskExecutorConfigurations}.
  *
  * <h2>Lifecycle</h2>
- * Each executor bean has an {@link UformExecutorLifecycle}, which shuts it down with the context; the mesh
+ * Each executor bean, the application's own included ({@link UformExecutorLifecycleRegistrar}), has an
+ * {@link UformExecutorLifecycle}, which shuts it down with the context; the mesh
  * joins when its bean is made and an {@link UformMeshLifecycle} leaves it first. The phases are in
- * {@code docs/configuration.md}.
+ * {@code docs/configuration.md}. Once the context is refreshed, {@link UformOversubscriptionCheck} warns
+ * of executors that ask for more threads than their cores.
  */
 @AutoConfiguration
 @ConditionalOnClass(Executor.class)
 @EnableConfigurationProperties(UformProperties.class)
 @Import({ UformExecutorConfigurations.RamExecutorConfiguration.class,
 		UformExecutorConfigurations.VramExecutorConfiguration.class,
-		UformExecutorConfigurations.ExecutorLifecycleConfiguration.class, UformMeshConfiguration.class })
+		UformExecutorConfigurations.ExecutorLifecycleConfiguration.class, UformMeshConfiguration.class,
+		UformAsyncExecutorConfigurations.RamAsyncExecutorConfiguration.class,
+		UformAsyncExecutorConfigurations.VramAsyncExecutorConfiguration.class, UformExecutorLifecycleRegistrar.class,
+		UformOversubscriptionCheck.class })
 public final class UformAutoConfiguration {
 
 	/** Name of the RAM executor bean. */

@@ -129,7 +129,8 @@ public class UformExecutorLifecycle
 		if (this.executor == null) {
 			// An executor bean of the application's: destroyed after this, so that this frees it within the
 			// period before its own destroy method could wait for ever.
-			take(beans.getBean(this.executorBeanName, Executor.class));
+			// Its "Made" line too: the starter logs only the executors its own bean methods make.
+			take(UformStartupLog.made(this.executorBeanName, beans.getBean(this.executorBeanName, Executor.class)));
 			beans.registerDependentBean(this.executorBeanName, this.beanName);
 		}
 		else {

@@ -141,6 +141,20 @@ public class UformProperties implements Validator {
 		 */
 		private boolean forkContextPropagation;
 
+		/**
+		 * Whether to register a java.util.concurrent view of the executor as an AsyncTaskExecutor bean
+		 * that @Async("<executor bean name>") and CompletableFuture run on: tasks run as deferred calls,
+		 * in order, one at a time, each free to fork on every thread. Not a default candidate, so plain
+		 * @Async stays on Spring Boot's applicationTaskExecutor.
+		 */
+		private boolean asyncExecutor;
+
+		/**
+		 * Longest wait of a task handed to the async executor for a deferred-call slot, after which it
+		 * is rejected (TaskRejectedException); 0 rejects at once. Unset waits as long as it takes.
+		 */
+		private @Nullable Duration asyncExecutorMaxWait;
+
 		public @Nullable List<Integer> getMemoryDomains() {
 			return this.memoryDomains;
 		}
@@ -171,6 +185,26 @@ public class UformProperties implements Validator {
 
 		public void setForkContextPropagation(boolean forkContextPropagation) {
 			this.forkContextPropagation = forkContextPropagation;
+		}
+
+		public boolean isAsyncExecutor() {
+			return this.asyncExecutor;
+		}
+
+		public void setAsyncExecutor(boolean asyncExecutor) {
+			this.asyncExecutor = asyncExecutor;
+		}
+
+		public @Nullable Duration getAsyncExecutorMaxWait() {
+			return this.asyncExecutorMaxWait;
+		}
+
+		public void setAsyncExecutorMaxWait(@Nullable Duration asyncExecutorMaxWait) {
+			if (asyncExecutorMaxWait != null && asyncExecutorMaxWait.isNegative()) {
+				throw new IllegalArgumentException("must be 0 (reject at once) or positive; remove it to wait as long as "
+						+ "it takes");
+			}
+			this.asyncExecutorMaxWait = asyncExecutorMaxWait;
 		}
 	}
 

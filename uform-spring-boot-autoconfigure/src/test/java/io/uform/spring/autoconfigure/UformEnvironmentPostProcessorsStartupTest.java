@@ -70,14 +70,14 @@ class UformEnvironmentPostProcessorsStartupTest {
 	}
 
 	@Test
-	void anInvalidSimulatedCountFailsStartupWithBootsReport(CapturedOutput output) {
+	void anInvalidSimulatedCountFailsStartupWithUformsReport(CapturedOutput output) {
 		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
 			.isThrownBy(() -> start("--uform.devices.simulated=two"));
 		assertThat(output).contains("APPLICATION FAILED TO START")
 			.contains("Invalid value 'two' for configuration property 'uform.devices.simulated'.")
 			.contains("Use a whole number of simulated devices from 0 (off) to 64 (set in "
 					+ "\"uform.devices.simulated\" from property source \"commandLineArgs\").")
-			.contains("Review the value of the property with the provided reason.");
+			.contains("Update uform.devices.simulated in your configuration to a value the reason above names");
 		assertThat(System.getProperty(SimulatedGpus.COUNT_PROPERTY)).isEqualTo(this.savedCount);
 	}
 

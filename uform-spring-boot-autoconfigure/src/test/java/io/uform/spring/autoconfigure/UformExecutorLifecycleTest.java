@@ -116,7 +116,8 @@ class UformExecutorLifecycleTest {
 			// waits no more, and must not say the work had no time ("within PT0S").
 			assertThat(output).contains("uform executor bean 'uformRamExecutor' was freed with work unfinished after "
 					+ "uform.shutdown.await-termination-period (PT0.3S): Executor '" + made[0].name()
-					+ "' was freed without waiting for its work: deferred call #1 (" + NeverReturns.class.getName() + ")")
+					+ "' was freed without waiting for its work after refuseDeferred(PT0.3S) had given it that long: "
+					+ "deferred call #1 (" + NeverReturns.class.getName() + ")")
 				.doesNotContain("within PT0S");
 		}
 		finally {

@@ -210,10 +210,13 @@ public class UformUnknownProperties implements EnvironmentPostProcessor, Ordered
 			List<String> takes = own.textValues(shape);
 			if (takes != null && !takes.contains(value)) {
 				List<String> near = Uform.nearestNames(value, takes);
+				// A CPU class in the words, and with the classes, of the failure that follows when the executor
+				// is made: the classes this CPU offers, not every class of the hints.
+				String problem = shape.endsWith(".cpuclass") ? Uform.cpuClassProblem(value) : null;
 				this.logger.warn("Property '" + key.written + "' = " + ConfiguredProperties.shown(value) + " (set in "
-						+ ((key.origin != null) ? key.origin : "property source of unknown origin") + ") is none of "
-						+ "the values it takes; " + (near.isEmpty() ? "it takes " + String.join(", ", takes)
-								: "did you mean " + either(near) + "?"));
+						+ ((key.origin != null) ? key.origin : "property source of unknown origin") + ") is "
+						+ ((problem != null) ? problem : "none of the values it takes; " + (near.isEmpty()
+								? "it takes " + String.join(", ", takes) : "did you mean " + either(near) + "?")));
 			}
 		}
 	}

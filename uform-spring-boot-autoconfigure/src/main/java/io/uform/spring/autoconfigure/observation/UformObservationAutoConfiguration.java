@@ -1,5 +1,6 @@
 package io.uform.spring.autoconfigure.observation;
 
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -11,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ClassUtils;
 
 import io.uform.Executor;
@@ -43,6 +45,17 @@ public final class UformObservationAutoConfiguration {
 			ObjectProvider<DeferredCallObservationConvention> convention, ApplicationContext context) {
 		boolean propagation = ClassUtils.isPresent(CONTEXT_SNAPSHOT_FACTORY, context.getClassLoader());
 		return new ObservationExecutorHooks(registry.getIfUnique(), convention.getIfUnique(), propagation);
+	}
+
+	/** The {@code # HELP} text of the meters Micrometer makes from {@code uform.deferred}, where it makes meters. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "io.micrometer.core.instrument.config.MeterFilter")
+	static final class DeferredCallMetersConfiguration {
+
+		@Bean
+		static MeterFilter uformDeferredCallMeterDescriptions() {
+			return new DeferredCallMeterDescriptions();
+		}
 	}
 
 	/** An observation registry to observe in, or a context to carry. */

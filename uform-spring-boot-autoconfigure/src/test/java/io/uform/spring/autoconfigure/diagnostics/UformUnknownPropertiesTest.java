@@ -144,8 +144,9 @@ class UformUnknownPropertiesTest {
 		postProcess();
 		String yml = "class path resource [io/uform/spring/autoconfigure/unknown-values.yml]";
 		assertThat(output).contains("WARN")
-			.contains("Property 'uform.ram.cpu-class' = intel-haswel (set in " + yml + " - 4:16) is none of the "
-					+ "values it takes; did you mean intel-haswell?")
+			.contains("Property 'uform.ram.cpu-class' = intel-haswel (set in " + yml + " - 4:16) is not a CPU class "
+					+ "uform knows; did you mean intel-haswell? This ")
+			.contains("CPU offers " + String.join(", ", io.uform.host.CpuClasses.system().available()))
 			.contains("Property 'uform.vram.gpu-class' = nvidia-hoper (set in " + yml + " - 6:16) is none of the "
 					+ "values it takes; did you mean nvidia-hopper?")
 			.doesNotContain("'uform.vram.cpu-class' =")
