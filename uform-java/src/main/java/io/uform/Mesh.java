@@ -9,11 +9,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiPredicate;
+import java.util.function.Consumer;
 
 import io.uform.UformException.Status;
 import io.uform.failure.RuntimeFailure;
 import io.uform.gpu.NvlinkMulticast;
 import io.uform.host.ExitHooks;
+import io.uform.mesh.Death;
 import io.uform.mesh.FileRendezvous;
 import io.uform.mesh.MemberRecord;
 import io.uform.mesh.MemberRecord.MemberDevice;
@@ -128,6 +130,10 @@ public final class Mesh implements AutoCloseable {
 			announced.add(new MemberDevice(device.vendor().name(), device.name(), device.uuid(), device.gpuClass(),
 					device.memoryBytes(), multicast.test(device, ordinals.get(i))));
 		}
+		String several = severalLocalProcesses(System.getenv("LOCAL_WORLD_SIZE"), devices, settings.count);
+		if (several != null) {
+			System.getLogger("io.uform.mesh").log(System.Logger.Level.WARNING, several);
+		}
 		int gpus = (settings.gpusPerMultimemDomain != null) ? settings.gpusPerMultimemDomain : devices.size();
 		String lent = (settings.job != null) ? "job '" + settings.job + "'" : "a run with no peers";
 		executor.lendToMesh(lent);
@@ -141,7 +147,7 @@ public final class Mesh implements AutoCloseable {
 			FileRendezvous rendezvous;
 			try {
 				MemberRecord self = FileRendezvous.announce(settings.job, settings.index, settings.count, gpus,
-						settings.gpusPerMultimemDomain == null, settings.timeout, announced);
+						settings.gpusPerMultimemDomain == null, settings.timeout, settings.livenessTimeout, announced);
 				rendezvous = FileRendezvous.join(settings.directory, self);
 			}
 			catch (RuntimeFailure ex) {
@@ -165,6 +171,38 @@ public final class Mesh implements AutoCloseable {
 			executor.returnFromMesh(lent);
 			throw ex;
 		}
+	}
+
+	/**
+	 * The warning for torchrun's several processes on one host ({@code LOCAL_WORLD_SIZE} above 1): the
+	 * mesh's model is one process per host bringing the host's GPUs, and torchrun with
+	 * {@code --nproc-per-node} above 1 starts one process per GPU, each of which joins the mesh with the
+	 * devices its VRAM executor holds. Said, not refused: one device per process is a valid mesh.
+	 * @param localWorldSize the variable's value, or {@code null}
+	 * @param devices this process's VRAM executor's devices
+	 * @param count the run's processes
+	 * @return the warning, or {@code null} when there is nothing to say
+	 */
+	static String severalLocalProcesses(String localWorldSize, List<GpuDevice> devices, int count) {
+		int local;
+		try {
+			local = (localWorldSize == null) ? 1 : Integer.parseInt(localWorldSize.trim());
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
+		if (local <= 1 || count <= 1) {
+			return null;
+		}
+		List<String> names = new ArrayList<>();
+		for (GpuDevice device : devices) {
+			names.add(device.name() + " (" + device.uuid() + ")");
+		}
+		return "uform mesh: LOCAL_WORLD_SIZE=" + local + ": torchrun started " + local + " processes on this host, and "
+				+ "each joins the mesh as a host of its own. This one holds " + devices.size() + " device(s) " + names
+				+ "; the " + (local - 1) + " other local process(es) hold theirs. Give each process one device of its "
+				+ "own (CUDA_VISIBLE_DEVICES=$LOCAL_RANK), or start torchrun with --nproc-per-node=1 so one process "
+				+ "brings the host's GPUs (see docs/mesh.md, torchrun)";
 	}
 
 	/**
@@ -215,7 +253,63 @@ public final class Mesh implements AutoCloseable {
 			throw new UformException(Status.FREED, "The mesh of " + this.lent + " was freed; bootstrap a new one "
 					+ "(Mesh.bootstrap) to describe it");
 		}
+		Death death = (this.rendezvous != null) ? this.rendezvous.death() : null;
+		if (death != null && death.expelled()) {
+			throw new UformException(Status.FREED, "The mesh of " + this.lent + " is gone for this process: "
+					+ liveness(death).describe() + ". The others went on without it; restart the run, every process of it");
+		}
 		return this.description;
+	}
+
+	/**
+	 * Whether every process of the run lives, as this process knows: {@link MeshLiveness.State#JOINED}
+	 * until one dies ({@link MeshLiveness.State#BROKEN}, naming it), or this process is declared dead
+	 * by the others ({@link MeshLiveness.State#EXPELLED}); {@link MeshLiveness.State#FREED} after
+	 * {@link #free()}. Answers from any thread, at any time, without touching the directory.
+	 * @return the state, and which process died
+	 */
+	public MeshLiveness liveness() {
+		if (this.freed) {
+			return MeshLiveness.FREED;
+		}
+		return (this.rendezvous == null) ? MeshLiveness.JOINED : liveness(this.rendezvous.death());
+	}
+
+	/**
+	 * Calls {@code listener} once when the mesh breaks or this process is expelled: at once, on this
+	 * thread, when it has already; else on the mesh's liveness thread, which must not be held up (hand
+	 * long work to another thread). Never called for {@link #free()}, nor for a run with no peers.
+	 * What it throws is logged.
+	 * @param listener gets the liveness, {@link MeshLiveness.State#BROKEN} or {@link MeshLiveness.State#EXPELLED}
+	 */
+	public void onBroken(Consumer<MeshLiveness> listener) {
+		UformException.requireArgument(listener, "listener", "pass what to call when the mesh breaks");
+		if (this.rendezvous != null) {
+			this.rendezvous.onDeath(new DeathListener(listener));
+		}
+	}
+
+	private static MeshLiveness liveness(Death death) {
+		if (death == null) {
+			return MeshLiveness.JOINED;
+		}
+		return new MeshLiveness(death.expelled() ? MeshLiveness.State.EXPELLED : MeshLiveness.State.BROKEN,
+				death.index(), death.host(), death.pid(), death.reason() + " (found by " + death.by() + ")");
+	}
+
+	/** Turns the mesh package's death into the liveness a listener gets; a class, see {@link #multicastFlags}. */
+	private static final class DeathListener implements Consumer<Death> {
+
+		private final Consumer<MeshLiveness> listener;
+
+		DeathListener(Consumer<MeshLiveness> listener) {
+			this.listener = listener;
+		}
+
+		@Override
+		public void accept(Death death) {
+			this.listener.accept(liveness(death));
+		}
 	}
 
 	/**
@@ -320,6 +414,9 @@ public final class Mesh implements AutoCloseable {
 	/** The options, checked, with their derived values. */
 	private static final class Settings {
 
+		/** The shortest liveness timeout: ten refreshes of 10 ms, the shortest the liveness thread sleeps. */
+		static final Duration MIN_LIVENESS_TIMEOUT = Duration.ofMillis(100);
+
 		final int index;
 
 		final int count;
@@ -332,14 +429,17 @@ public final class Mesh implements AutoCloseable {
 
 		final Duration timeout;
 
+		final Duration livenessTimeout;
+
 		private Settings(int index, int count, Integer gpusPerMultimemDomain, Path directory, String job,
-				Duration timeout) {
+				Duration timeout, Duration livenessTimeout) {
 			this.index = index;
 			this.count = count;
 			this.gpusPerMultimemDomain = gpusPerMultimemDomain;
 			this.directory = directory;
 			this.job = job;
 			this.timeout = timeout;
+			this.livenessTimeout = livenessTimeout;
 		}
 
 		boolean peers() {
@@ -371,6 +471,13 @@ public final class Mesh implements AutoCloseable {
 				throw UformException.invalid("timeout", timeout, "must be positive, e.g. Duration.ofSeconds(120), or absent "
 						+ "for MeshOptions.DEFAULT_TIMEOUT (" + MeshOptions.DEFAULT_TIMEOUT.toSeconds() + " s)");
 			}
+			Duration liveness = options.livenessTimeout();
+			if (liveness != null && liveness.compareTo(MIN_LIVENESS_TIMEOUT) < 0) {
+				throw UformException.invalid("livenessTimeout", liveness, "must be at least "
+						+ MIN_LIVENESS_TIMEOUT.toMillis() + " ms (a process proves its life ten times in it), e.g. "
+						+ "Duration.ofSeconds(10), or absent for MeshOptions.DEFAULT_LIVENESS_TIMEOUT ("
+						+ MeshOptions.DEFAULT_LIVENESS_TIMEOUT.toSeconds() + " s)");
+			}
 			String job = options.job();
 			if (job != null) {
 				String problem = FileRendezvous.jobNameProblem(job, options.directory());
@@ -397,7 +504,8 @@ public final class Mesh implements AutoCloseable {
 				}
 			}
 			return new Settings((index == null) ? 0 : index, processes, gpus, directory, job,
-					(timeout == null) ? MeshOptions.DEFAULT_TIMEOUT : timeout);
+					(timeout == null) ? MeshOptions.DEFAULT_TIMEOUT : timeout,
+					(liveness == null) ? MeshOptions.DEFAULT_LIVENESS_TIMEOUT : liveness);
 		}
 	}
 }
