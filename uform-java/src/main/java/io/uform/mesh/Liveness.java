@@ -2,10 +2,9 @@ package io.uform.mesh;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -237,12 +236,11 @@ final class Liveness implements Runnable {
 		}
 		this.beat++;
 		byte[] bytes = heartbeat(this.self.incarnation(), this.beat);
-		try (FileChannel channel = FileChannel.open(this.files.directory().resolve(aliveName(this.self.index())),
-				StandardOpenOption.WRITE, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING)) {
-			ByteBuffer buffer = ByteBuffer.wrap(bytes);
-			while (buffer.hasRemaining()) {
-				channel.write(buffer);
-			}
+		try {
+			// In place, not renamed onto its name: a reader that opens the same file again is told by NFS's
+			// close-to-open consistency that it changed, where a rename would leave a cached name on the old file.
+			Files.write(this.files.directory().resolve(aliveName(this.self.index())), bytes, StandardOpenOption.WRITE,
+					StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
 			this.beaten = System.nanoTime();
 		}
 		catch (IOException ex) {
