@@ -265,14 +265,17 @@ public final class Mesh implements AutoCloseable {
 	 * Whether every process of the run lives, as this process knows: {@link MeshLiveness.State#JOINED}
 	 * until one dies ({@link MeshLiveness.State#BROKEN}, naming it), or this process is declared dead
 	 * by the others ({@link MeshLiveness.State#EXPELLED}); {@link MeshLiveness.State#FREED} after
-	 * {@link #free()}. Answers from any thread, at any time, without touching the directory.
+	 * {@link #free()}, still naming the process that had died, if one had. Answers from any thread, at any time, without touching the directory.
 	 * @return the state, and which process died
 	 */
 	public MeshLiveness liveness() {
+		Death death = (this.rendezvous == null) ? null : this.rendezvous.death();
 		if (this.freed) {
-			return MeshLiveness.FREED;
+			// Freed, and which process had died before, if one had: a fact about the run, as the bootstrap time is.
+			return (death == null) ? MeshLiveness.FREED : new MeshLiveness(MeshLiveness.State.FREED, death.index(),
+					death.host(), death.pid(), reason(death));
 		}
-		return (this.rendezvous == null) ? MeshLiveness.JOINED : liveness(this.rendezvous.death());
+		return liveness(death);
 	}
 
 	/**
@@ -294,7 +297,11 @@ public final class Mesh implements AutoCloseable {
 			return MeshLiveness.JOINED;
 		}
 		return new MeshLiveness(death.expelled() ? MeshLiveness.State.EXPELLED : MeshLiveness.State.BROKEN,
-				death.index(), death.host(), death.pid(), death.reason() + " (found by " + death.by() + ")");
+				death.index(), death.host(), death.pid(), reason(death));
+	}
+
+	private static String reason(Death death) {
+		return death.reason() + " (found by " + death.by() + ")";
 	}
 
 	/** Turns the mesh package's death into the liveness a listener gets; a class, see {@link #multicastFlags}. */

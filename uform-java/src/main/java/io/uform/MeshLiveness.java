@@ -8,15 +8,15 @@ import java.util.Objects;
  * seed's description and does not change once the mesh joined.
  *
  * <p>Every process proves its life through the mesh directory and a few others watch it (see
- * {@code docs/mesh.md}, <em>Liveness</em>); one whose proof stands still for the liveness timeout, or
- * whose process on this host is gone, is dead, and the mesh of every process that learns of it is
+ * {@code docs/mesh.md}, <em>Liveness</em>); one whose proof stands still for the liveness timeout is
+ * dead, and the mesh of every process that learns of it is
  * {@link State#BROKEN}: a run whose member died cannot go on, and must be restarted.
  *
  * @param state the mesh's state
- * @param deadIndex the index of the process that died; {@code null} unless broken or expelled
- * @param deadHost its host; {@code null} unless broken or expelled
- * @param deadPid its pid; {@code null} unless broken or expelled
- * @param reason why it counts as dead and who found it; {@code null} unless broken or expelled
+ * @param deadIndex the index of the process that died; {@code null} while none did
+ * @param deadHost its host; {@code null} while none died
+ * @param deadPid its pid; {@code null} while none died
+ * @param reason why it counts as dead and who found it; {@code null} while none died
  */
 public record MeshLiveness(State state, Integer deadIndex, String deadHost, Long deadPid, String reason) {
 

@@ -51,7 +51,8 @@ record ConfigFieldBlame<C>(String prefix, Class<C> config, Class<?> customizer, 
 			MeshOptionsCustomizer.class,
 			Map.of("hostDomainIndex", MeshOptions::hostDomainIndex, "hostDomainCount", MeshOptions::hostDomainCount,
 					"gpusPerMultimemDomain", MeshOptions::gpusPerMultimemDomain, "directory", MeshOptions::directory,
-					"job", MeshOptions::job, "timeout", MeshOptions::timeout));
+					"job", MeshOptions::job, "timeout", MeshOptions::timeout, "livenessTimeout",
+					MeshOptions::livenessTimeout));
 
 	/** How many elements of a list set one at a time the report gives the origin of. */
 	private static final int LISTED_ELEMENTS = 16;

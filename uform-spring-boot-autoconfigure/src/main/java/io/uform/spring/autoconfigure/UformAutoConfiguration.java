@@ -20,6 +20,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
@@ -201,7 +202,8 @@ public final class UformAutoConfiguration {
 		// Path.of(""), the working directory, where each host would wait alone for the whole timeout.
 		String directory = mesh.getDirectory();
 		return new MeshOptions(mesh.getHostDomainIndex(), mesh.getHostDomainCount(), mesh.getGpusPerMultimemDomain(),
-				StringUtils.hasText(directory) ? Path.of(directory) : null, mesh.getJob(), mesh.getTimeout());
+				StringUtils.hasText(directory) ? Path.of(directory) : null, mesh.getJob(), mesh.getTimeout())
+			.withLivenessTimeout(mesh.getLivenessTimeout());
 	}
 
 	// Joins when the bean is made, so before the web server starts (it starts once every singleton is
@@ -239,8 +241,9 @@ public final class UformAutoConfiguration {
 	@Bean
 	@ConditionalOnBean(name = MESH_BEAN_NAME)
 	@ConditionalOnMissingBean(name = "uformMeshLifecycle")
-	UformMeshLifecycle uformMeshLifecycle(@Qualifier(MESH_BEAN_NAME) Mesh mesh) {
-		return new UformMeshLifecycle(MESH_BEAN_NAME, mesh);
+	UformMeshLifecycle uformMeshLifecycle(@Qualifier(MESH_BEAN_NAME) Mesh mesh, UformProperties properties,
+			ConfigurableApplicationContext context) {
+		return new UformMeshLifecycle(MESH_BEAN_NAME, mesh, context, properties.getMesh().isCloseContextWhenBroken());
 	}
 
 	/**
