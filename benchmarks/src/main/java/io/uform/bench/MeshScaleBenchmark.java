@@ -18,7 +18,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
-import io.uform.failure.RuntimeFailure;
+import io.uform.UformException;
 import io.uform.mesh.FileRendezvous;
 import io.uform.mesh.MemberRecord;
 
@@ -265,7 +265,7 @@ public final class MeshScaleBenchmark {
 			}
 			long foundMs = (System.nanoTime() - silenced) / 1_000_000;
 			played.stop = true;
-			beating.join(5_000);
+			beating.join(30_000);
 			String found = (joined.death() == null) ? "FAILED: never found" : (joined.death().index() == 1)
 					? Long.toString(foundMs) : "FAILED: found " + joined.death().who();
 			played.leave();
@@ -310,7 +310,7 @@ public final class MeshScaleBenchmark {
 			try {
 				joined = FileRendezvous.join(counted, self);
 			}
-			catch (RuntimeFailure ex) {
+			catch (UformException ex) {
 				result.failure = ex.getMessage();
 				return result;
 			}
@@ -430,6 +430,9 @@ public final class MeshScaleBenchmark {
 			while (!this.stop) {
 				beat++;
 				for (MemberRecord record : this.records) {
+					if (this.stop) {
+						return;
+					}
 					if (record.index() == this.silenced) {
 						continue;
 					}

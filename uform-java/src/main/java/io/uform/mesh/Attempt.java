@@ -15,8 +15,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 
 /**
  * One bootstrap call's join (see the package's description, <em>Join</em>): the first look, then polls
@@ -84,7 +83,7 @@ final class Attempt {
 	 */
 	private boolean gaveUp;
 
-	private RuntimeFailure gaveUpWith;
+	private RuntimeException gaveUpWith;
 
 	/** Set once every process was ready and this attempt returns; guarded by {@code this}. */
 	private boolean joined;
@@ -206,13 +205,13 @@ final class Attempt {
 	}
 
 	/** The failure of a join whose member died: everyone gives up, naming it, and the run starts again. */
-	private RuntimeFailure died(Death death) {
+	private RuntimeException died(Death death) {
 		if (death.expelled()) {
-			return new RuntimeFailure(Status.TIMEOUT, "Mesh bootstrap of job '" + job() + "' failed: " + this.self.who()
+			return Failures.factory().timeout("Mesh bootstrap of job '" + job() + "' failed: " + this.self.who()
 					+ " counts as dead to its peers: " + death.reason() + ". Restart the run, every process of it; "
 					+ this.self.who() + " gave up and told the others");
 		}
-		return new RuntimeFailure(Status.TIMEOUT, "Mesh bootstrap of job '" + job() + "' failed: " + death.who()
+		return Failures.factory().timeout("Mesh bootstrap of job '" + job() + "' failed: " + death.who()
 				+ " died before every process joined: " + death.reason() + ". A run whose process died cannot go on: "
 				+ "restart the run, every process of it. " + this.self.who() + " gave up and told the others "
 				+ "(abort-" + this.self.incarnation() + ".properties), which fail at once naming it");
@@ -301,14 +300,7 @@ final class Attempt {
 			if (mark == null) {
 				continue;
 			}
-			Status status;
-			try {
-				status = Status.valueOf(mark.status());
-			}
-			catch (IllegalArgumentException | NullPointerException ex) {
-				status = Status.INVALID_ARGUMENT;
-			}
-			throw new Failure(new RuntimeFailure(status, "Mesh bootstrap of job '" + job() + "' failed: "
+			throw new Failure(Failures.factory().ofKind(mark.status(), "Mesh bootstrap of job '" + job() + "' failed: "
 					+ mark.who() + " gave up for every process, so " + this.self.who() + " gave up too and removed "
 					+ "its record. Its reason: " + mark.reason()), false);
 		}
@@ -363,7 +355,7 @@ final class Attempt {
 					return;
 				}
 				if (attempt >= JobFiles.DIRECTORY_ATTEMPTS) {
-					throw new Failure(new RuntimeFailure(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': "
+					throw new Failure(Failures.factory().invalidArgument("Mesh job '" + job() + "': "
 							+ name + " in " + this.files.directory() + " is taken by a file that cannot be read as a "
 							+ "member record (another uform version's, or not uform's): remove it, or use a new job "
 							+ "name"), true);
@@ -451,7 +443,7 @@ final class Attempt {
 		return true;
 	}
 
-	private RuntimeFailure timeout() {
+	private RuntimeException timeout() {
 		// At most LISTED names of each kind, with the true counts: a count in the millions must not
 		// make millions of strings, nor a loop over every index.
 		List<String> missing = new ArrayList<>();
@@ -504,7 +496,7 @@ final class Attempt {
 			message.append(". Before this process started, ").append(latestAbort.who()).append(" gave up at ")
 				.append(latestAbort.written()).append(": ").append(latestAbort.reason());
 		}
-		return new RuntimeFailure(Status.TIMEOUT, message.toString());
+		return Failures.factory().timeout(message.toString());
 	}
 
 	/** Refuses a write once this attempt gave up: nothing may come back after the give-up removed it. */
@@ -536,8 +528,8 @@ final class Attempt {
 		if (this.joined) {
 			return;
 		}
-		giveUp(new RuntimeFailure(Status.INTERRUPTED, "Mesh bootstrap of job '" + job() + "': " + this.self.who()
-				+ " is exiting (its JVM is shutting down, say on SIGTERM) before every process joined"), true);
+		giveUp(Failures.factory().interrupted("Mesh bootstrap of job '" + job() + "': " + this.self.who()
+				+ " is exiting (its JVM is shutting down, say on SIGTERM) before every process joined", null), true);
 	}
 
 	/** Marks the join complete, unless the JVM's exit gave it up first. */
@@ -553,15 +545,15 @@ final class Attempt {
 	 * Tells the others (when asked) and removes this process's files. Best effort: the failure being
 	 * reported matters more than a file that could not be written or removed.
 	 */
-	synchronized void giveUp(RuntimeFailure failure, boolean abortOthers) {
+	synchronized void giveUp(RuntimeException failure, boolean abortOthers) {
 		giveUp(failure, abortOthers, List.of());
 	}
 
 	/**
-	 * {@link #giveUp(RuntimeFailure, boolean)}, removing also the files of processes found gone (their
+	 * {@link #giveUp(RuntimeException, boolean)}, removing also the files of processes found gone (their
 	 * records would keep the directory the last process to give up removes, and puzzle the next run).
 	 */
-	synchronized void giveUp(RuntimeFailure failure, boolean abortOthers, List<MemberRecord> gone) {
+	synchronized void giveUp(RuntimeException failure, boolean abortOthers, List<MemberRecord> gone) {
 		if (this.gaveUp) {
 			return;
 		}
@@ -577,7 +569,7 @@ final class Attempt {
 			// first claimer, who otherwise never learns of the second.
 			try {
 				this.files.write(FileNames.name(FileNames.ABORT, this.self.incarnation()),
-						Marker.toBytes("abort", this.self, failure.status(), failure.getMessage()), true);
+						Marker.toBytes("abort", this.self, Failures.factory().kindOf(failure), failure.getMessage()), true);
 			}
 			catch (IOException ex) {
 				failure.addSuppressed(ex);

@@ -13,8 +13,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 
 /**
  * The first look of a join at its job directory, before it writes anything: a run that finished is
@@ -122,7 +121,7 @@ final class Leftovers {
 		return this.self.job();
 	}
 
-	private RuntimeFailure cannotUse(IOException ex) {
+	private RuntimeException cannotUse(IOException ex) {
 		return Failure.cannotUse(this.directory, this.files.directory(), job(), ex);
 	}
 
@@ -253,7 +252,7 @@ final class Leftovers {
 				if (abort) {
 					if (mark.sameRun(this.self)) {
 						// This process's own run gave up before it arrived: waiting would be for nobody.
-						throw new Failure(new RuntimeFailure(Status.TIMEOUT, "Mesh bootstrap of job '" + job()
+						throw new Failure(Failures.factory().timeout("Mesh bootstrap of job '" + job()
 								+ "' failed before " + this.self.who() + " arrived: " + mark.who() + " of this run (run "
 								+ this.self.run() + ") gave up for every process. Its reason: " + mark.reason()
 								+ ". Restart the run, every process of it"), false);
@@ -285,7 +284,7 @@ final class Leftovers {
 				throw new Failure(this.agreement.duplicate(rival, this.self, false), false);
 			}
 			String disagreement = this.agreement.differences(anyLive);
-			throw new Failure(new RuntimeFailure(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "' in "
+			throw new Failure(Failures.factory().invalidArgument("Mesh job '" + job() + "' in "
 					+ this.directory + " has a run of " + anyLive.count() + " process(es) that joined (or is joining) "
 					+ "without this one" + ((disagreement != null) ? "; processes disagree on " + disagreement : "")
 					+ ". This process gives up alone, and that run goes on. Give this process's run its own job name, "
@@ -299,7 +298,7 @@ final class Leftovers {
 		if (!deadPeers.isEmpty() || (!leftovers.isEmpty() && anyLive != null)) {
 			// A run still meeting here (live records, or the launcher's word that the gone one is of this
 			// run): a process of it died. Never "remove the directory": its live processes use it.
-			throw new Failure(new RuntimeFailure(Status.TIMEOUT, "Mesh bootstrap of job '" + job() + "' failed: "
+			throw new Failure(Failures.factory().timeout("Mesh bootstrap of job '" + job() + "' failed: "
 					+ (deadPeers.isEmpty()
 							? Messages.listed(leftovers) + ", while processes of a run still meeting are there (such as "
 									+ anyLive.who() + "): a process of this run died, or an earlier run left the file"
@@ -310,7 +309,7 @@ final class Leftovers {
 					+ "directory"), true, dead);
 		}
 		if (!leftovers.isEmpty()) {
-			throw new Failure(new RuntimeFailure(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "' in "
+			throw new Failure(Failures.factory().invalidArgument("Mesh job '" + job() + "' in "
 					+ this.directory + " holds files left by an earlier run of the job: " + Messages.listed(leftovers)
 					+ ". A new run cannot join them: remove " + this.files.directory() + " (once no process of the "
 					+ "earlier run is running), or use a new job name"), false);

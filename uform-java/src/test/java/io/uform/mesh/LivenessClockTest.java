@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.uform.failure.RuntimeFailure;
+import io.uform.UformException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -49,7 +49,7 @@ class LivenessClockTest {
 		PeerFiles.writeAsAPeerDoes(job, "alive-1.properties", Liveness.heartbeat(peer.incarnation(), 7));
 		MemberRecord self = FileRendezvous.announce("job", 0, 2, 1, false, Duration.ofSeconds(30), LIVENESS, List.of());
 		long start = System.nanoTime();
-		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(RuntimeFailure.class)
+		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
 			.hasMessageContaining("index 1 (host skewed-host, pid 4242) died before every process joined")
 			.hasMessageContaining("stood still for more than the liveness timeout (0.8 s)")
 			.hasMessageContaining("restart the run");
