@@ -100,6 +100,8 @@ final class Liveness implements Runnable {
 		this.self = self;
 		this.members = members;
 		this.refreshNanos = refresh(self.livenessTimeout()).toNanos();
+		// From the start, so that a first beat that cannot be written counts from here, not from time zero.
+		this.beaten = System.nanoTime();
 		this.thread = new Thread(this, "uform-mesh-liveness-" + self.job() + "-" + self.index());
 		this.thread.setDaemon(true);
 	}
@@ -136,6 +138,11 @@ final class Liveness implements Runnable {
 	void joined(NavigableMap<Integer, MemberRecord> run) {
 		this.members = run;
 		this.joined = true;
+		Death early = this.death;
+		if (early != null && !early.expelled()) {
+			// Found in the moment between the last poll and here: the run joined, so it hears of it as of any.
+			publish(early);
+		}
 	}
 
 	/** The first death this member learned of, or {@code null} while every watched member lives. */
@@ -331,19 +338,24 @@ final class Liveness implements Runnable {
 	/** A death this member found: before the join the join reports it; after it, the run hears of it. */
 	private void found(Death found) {
 		if (this.joined) {
-			try {
-				this.files.write(FileNames.name(FileNames.DEAD, found.index()), found.toBytes(), false);
-				this.files.claim(FileNames.BROKEN, found.toBytes());
-			}
-			catch (FileAlreadyExistsException ex) {
-				// Another member found a death first: the run is broken either way, and its file says by whom.
-			}
-			catch (IOException ex) {
-				LOG.log(Level.WARNING, "uform mesh: " + this.self.who() + " found " + found.who() + " dead but could "
-						+ "not tell the others through " + this.files.directory() + ": " + ex);
-			}
+			publish(found);
 		}
 		died(found);
+	}
+
+	/** Writes {@code dead-<i>} and claims {@code broken.properties}, which every member reads. */
+	private void publish(Death found) {
+		try {
+			this.files.write(FileNames.name(FileNames.DEAD, found.index()), found.toBytes(), false);
+			this.files.claim(FileNames.BROKEN, found.toBytes());
+		}
+		catch (FileAlreadyExistsException ex) {
+			// Another member found a death first: the run is broken either way, and its file says by whom.
+		}
+		catch (IOException ex) {
+			LOG.log(Level.WARNING, "uform mesh: " + this.self.who() + " found " + found.who() + " dead but could "
+					+ "not tell the others through " + this.files.directory() + ": " + ex);
+		}
 	}
 
 	private void died(Death first) {
