@@ -41,8 +41,14 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * and return. A process that exits without {@code free} (returning from {@code main},
  * {@code System.exit}, a SIGTERM such as Kubernetes sends) leaves through a shutdown hook, and one
  * that exits while it still waits in {@code bootstrap} gives up for every process there (its peers
- * fail at once, naming it); one that is killed (SIGKILL, a crash, the OOM killer) leaves its record,
- * which the next run of the same job reports.
+ * fail at once, naming it); one that is killed (SIGKILL, a crash, the OOM killer) is found dead by
+ * the others within the liveness timeout: during the join every process fails naming it, after it
+ * every other process's mesh is broken ({@link #liveness()}, {@link #onBroken}).
+ *
+ * <h2>Liveness</h2>
+ * Every process proves its life through the directory about once a second, and each watches two
+ * others (see the package {@code io.uform.mesh}, <em>Liveness</em>). {@link #describe()} stays what it
+ * was at the join; {@link #liveness()} says whether the run still lives and which process died.
  */
 public final class Mesh implements AutoCloseable {
 

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -247,7 +248,7 @@ class MeshLivenessProcessesTest {
 		if (!Files.isDirectory(directory)) {
 			return List.of();
 		}
-		try (var files = Files.list(directory)) {
+		try (Stream<Path> files = Files.list(directory)) {
 			return files.map((file) -> file.getFileName().toString()).sorted().toList();
 		}
 	}

@@ -532,6 +532,13 @@ final class Attempt {
 				+ " is exiting (its JVM is shutting down, say on SIGTERM) before every process joined", null), true);
 	}
 
+	/** Removes a process's member, ready and alive files while they carry its incarnation. */
+	private void deleteFilesOf(int index, String incarnation) throws IOException {
+		for (String kind : List.of(FileNames.READY, FileNames.MEMBER, FileNames.ALIVE)) {
+			this.files.deleteIfOwnedBy(FileNames.name(kind, index), incarnation);
+		}
+	}
+
 	/** Marks the join complete, unless the JVM's exit gave it up first. */
 	private synchronized boolean markJoined() {
 		if (this.gaveUp) {
@@ -581,19 +588,13 @@ final class Attempt {
 			this.files.deleteIfOwned(FileNames.name(FileNames.READY, this.self.index()));
 			this.files.deleteIfOwned(member(this.self.index()));
 			this.files.deleteIfOwned(Liveness.aliveName(this.self.index()));
-			List<String[]> dead = new ArrayList<>();
-			if (death != null) {
-				dead.add(new String[] { Integer.toString(death.index()), death.incarnation() });
-			}
-			for (MemberRecord record : gone) {
-				dead.add(new String[] { Integer.toString(record.index()), record.incarnation() });
-			}
 			// Found dead (its process gone, or its heartbeat still past the liveness timeout): only files
 			// that still carry its incarnation go.
-			for (String[] one : dead) {
-				for (String kind : List.of(FileNames.READY, FileNames.MEMBER, FileNames.ALIVE)) {
-					this.files.deleteIfOwnedBy(FileNames.name(kind, one[0]), one[1]);
-				}
+			if (death != null) {
+				deleteFilesOf(death.index(), death.incarnation());
+			}
+			for (MemberRecord record : gone) {
+				deleteFilesOf(record.index(), record.incarnation());
 			}
 			// The last process of the run to give up takes the directory, aborts and all: nothing of a
 			// failed run is left to puzzle the next run of the job.

@@ -149,7 +149,8 @@ public final class FileRendezvous {
 	 * @param self this process's record, from {@link #announce}
 	 * @return the joined rendezvous, to {@link #leave()} later
 	 * @throws RuntimeException {@code TIMEOUT} naming the indices that never joined (or never got
-	 *         ready); {@code INVALID_ARGUMENT} for a disagreement, a second claim of an index,
+	 *         ready), or the process that died before every process joined (found by its heartbeat, or
+	 *         a gone record of this run at the first look); {@code INVALID_ARGUMENT} for a disagreement, a second claim of an index,
 	 *         files left by an earlier run, a directory that cannot be written, or a job path that is a
 	 *         file or a symbolic link; another process's
 	 *         status when it gave up the bootstrap for everyone; {@code INTERRUPTED} when
