@@ -246,7 +246,7 @@ public final class MeshScaleBenchmark {
 			try {
 				joined = FileRendezvous.join(counted, self);
 			}
-			catch (RuntimeFailure ex) {
+			catch (UformException ex) {
 				played.stop = true;
 				return String.format(Locale.ROOT, "| %d | FAILED: %s |", count, ex.getMessage());
 			}
