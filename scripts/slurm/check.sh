@@ -7,7 +7,10 @@
 #      (slurm-<job id>.<step id>), leave, and leave the directory empty;
 #   2. srun --overcommit -n 2 starts the sample app's jar with only uform.mesh.directory set: both
 #      must report the mesh on /actuator/uform/mesh (index 0 and 1 of 2, the count from SLURM_NTASKS),
-#      stop on SIGTERM, and leave the directory empty.
+#      stop on SIGTERM, and leave the directory empty;
+#   3. srun --overcommit -n 4 starts LauncherMeshMember again, staying joined with a 3 s liveness
+#      timeout; once all four joined, one task is killed with SIGKILL: each of the other three must
+#      report the mesh broken naming the dead task and end within the liveness timeout plus a margin.
 # Every task must end with status 0, or 143 where the step was stopped with SIGTERM (scripts/slurm/task.sh
 # records each): a JVM that crashes on the signal (a SIGSEGV in native code at shutdown) fails the check,
 # which then prints that task's output and the JVM's hs_err_pid*.log.
@@ -239,4 +242,40 @@ check_exits sample 2 0 143
 [[ -z "$(ls -A "$work/mesh-spring")" ]] || fail "the mesh directory holds files after both samples stopped: $(ls -AR "$work/mesh-spring")"
 grep -h "Joined uform mesh" "$work"/log/sample-*.out
 echo "slurm check: 2 sample apps joined as 0 and 1 of 2 under srun, reported it on /actuator/uform/mesh and left cleanly"
+
+echo "== srun --overcommit -n 4: LauncherMeshMember staying joined; one task killed with SIGKILL"
+liveness_ms=3000
+mkdir -p "$work/mesh-dead"
+srun --overcommit -n 4 --output="$work/log/dying-%t.out" \
+	"${run_task[@]}" dying "$java_cmd" "${jvm[@]}" -Duform.devices.simulated=1 \
+	-cp "$cli_jar:uform-java/target/test-classes" io.uform.child.LauncherMeshMember "$work/mesh-dead" "$liveness_ms" &
+dying_srun=$!
+pids+=($dying_srun)
+for task in 0 1 2 3; do
+	for _ in $(seq 600); do
+		grep -q '^MESH ' "$work/log/dying-$task.out" 2>/dev/null && break
+		kill -0 "$dying_srun" 2>/dev/null || break
+		sleep 0.2
+	done
+	grep -q '^MESH ' "$work/log/dying-$task.out" 2>/dev/null || fail "task $task did not join: $(cat "$work"/log/dying-*.out)"
+done
+victim=2
+victim_pid="$(sed -n 's/^MESH .* pid=\([0-9]*\)$/\1/p' "$work/log/dying-$victim.out")"
+[[ -n "$victim_pid" ]] || fail "task $victim printed no pid"
+killed_at=$(date +%s%N)
+kill -KILL "$victim_pid"
+for _ in $(seq 300); do kill -0 "$dying_srun" 2>/dev/null || break; sleep 0.1; done
+ended_ms=$((($(date +%s%N) - killed_at) / 1000000))
+kill -0 "$dying_srun" 2>/dev/null && fail "the other tasks did not end within 30 s of task $victim's SIGKILL"
+# Liveness timeout + 2 refreshes to notice, then a JVM's exit: 10 s of margin on a busy 2-core machine.
+((ended_ms < liveness_ms + 10000)) || fail "the other tasks ended ${ended_ms} ms after the SIGKILL, over ${liveness_ms} ms + 10 s"
+for task in 0 1 3; do
+	grep -q "^BROKEN index=$task dead=$victim reason=index $victim (host [^,]*, pid $victim_pid) died" \
+		"$work/log/dying-$task.out" || fail "task $task did not name task $victim dead: $(cat "$work/log/dying-$task.out")"
+	grep -qx "LEFT index=$task" "$work/log/dying-$task.out" || fail "task $task did not leave"
+done
+check_exits dying 4 0 137
+[[ -z "$(ls -A "$work/mesh-dead")" ]] || fail "the mesh directory holds files after the survivors left: $(ls -AR "$work/mesh-dead")"
+grep -h '^BROKEN' "$work"/log/dying-*.out
+echo "slurm check: task $victim SIGKILLed; tasks 0, 1 and 3 named it dead and ended ${ended_ms} ms later (liveness timeout ${liveness_ms} ms)"
 echo "slurm check: PASSED"

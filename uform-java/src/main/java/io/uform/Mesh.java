@@ -9,10 +9,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiPredicate;
+import java.util.function.Consumer;
 
 import io.uform.UformException.Status;
 import io.uform.gpu.NvlinkMulticast;
 import io.uform.host.ExitHooks;
+import io.uform.mesh.Death;
 import io.uform.mesh.FileRendezvous;
 import io.uform.mesh.MemberRecord;
 import io.uform.mesh.MemberRecord.MemberDevice;
@@ -39,8 +41,14 @@ import io.uform.mesh.MemberRecord.MemberDevice;
  * and return. A process that exits without {@code free} (returning from {@code main},
  * {@code System.exit}, a SIGTERM such as Kubernetes sends) leaves through a shutdown hook, and one
  * that exits while it still waits in {@code bootstrap} gives up for every process there (its peers
- * fail at once, naming it); one that is killed (SIGKILL, a crash, the OOM killer) leaves its record,
- * which the next run of the same job reports.
+ * fail at once, naming it); one that is killed (SIGKILL, a crash, the OOM killer) is found dead by
+ * the others within the liveness timeout: during the join every process fails naming it, after it
+ * every other process's mesh is broken ({@link #liveness()}, {@link #onBroken}).
+ *
+ * <h2>Liveness</h2>
+ * Every process proves its life through the directory about once a second, and each watches two
+ * others (see the package {@code io.uform.mesh}, <em>Liveness</em>). {@link #describe()} stays what it
+ * was at the join; {@link #liveness()} says whether the run still lives and which process died.
  */
 public final class Mesh implements AutoCloseable {
 
@@ -127,6 +135,10 @@ public final class Mesh implements AutoCloseable {
 			announced.add(new MemberDevice(device.vendor().name(), device.name(), device.uuid(), device.gpuClass(),
 					device.memoryBytes(), multicast.test(device, ordinals.get(i))));
 		}
+		String several = severalLocalProcesses(System.getenv("LOCAL_WORLD_SIZE"), devices, settings.count);
+		if (several != null) {
+			System.getLogger("io.uform.mesh").log(System.Logger.Level.WARNING, several);
+		}
 		int gpus = (settings.gpusPerMultimemDomain != null) ? settings.gpusPerMultimemDomain : devices.size();
 		String lent = (settings.job != null) ? "job '" + settings.job + "'" : "a run with no peers";
 		executor.lendToMesh(lent);
@@ -138,7 +150,7 @@ public final class Mesh implements AutoCloseable {
 				return new Mesh(executor, lent, alone, null, start);
 			}
 			MemberRecord self = FileRendezvous.announce(settings.job, settings.index, settings.count, gpus,
-					settings.gpusPerMultimemDomain == null, settings.timeout, announced);
+					settings.gpusPerMultimemDomain == null, settings.timeout, settings.livenessTimeout, announced);
 			FileRendezvous rendezvous = FileRendezvous.join(settings.directory, self);
 			List<List<Boolean>> flags = new ArrayList<>();
 			List<String> hosts = new ArrayList<>();
@@ -158,6 +170,38 @@ public final class Mesh implements AutoCloseable {
 			executor.returnFromMesh(lent);
 			throw ex;
 		}
+	}
+
+	/**
+	 * The warning for torchrun's several processes on one host ({@code LOCAL_WORLD_SIZE} above 1): the
+	 * mesh's model is one process per host bringing the host's GPUs, and torchrun with
+	 * {@code --nproc-per-node} above 1 starts one process per GPU, each of which joins the mesh with the
+	 * devices its VRAM executor holds. Said, not refused: one device per process is a valid mesh.
+	 * @param localWorldSize the variable's value, or {@code null}
+	 * @param devices this process's VRAM executor's devices
+	 * @param count the run's processes
+	 * @return the warning, or {@code null} when there is nothing to say
+	 */
+	static String severalLocalProcesses(String localWorldSize, List<GpuDevice> devices, int count) {
+		int local;
+		try {
+			local = (localWorldSize == null) ? 1 : Integer.parseInt(localWorldSize.trim());
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
+		if (local <= 1 || count <= 1) {
+			return null;
+		}
+		List<String> names = new ArrayList<>();
+		for (GpuDevice device : devices) {
+			names.add(device.name() + " (" + device.uuid() + ")");
+		}
+		return "uform mesh: LOCAL_WORLD_SIZE=" + local + ": torchrun started " + local + " processes on this host, and "
+				+ "each joins the mesh as a host of its own. This one holds " + devices.size() + " device(s) " + names
+				+ "; the " + (local - 1) + " other local process(es) hold theirs. Give each process one device of its "
+				+ "own (CUDA_VISIBLE_DEVICES=$LOCAL_RANK), or start torchrun with --nproc-per-node=1 so one process "
+				+ "brings the host's GPUs (see docs/mesh.md, torchrun)";
 	}
 
 	/**
@@ -208,7 +252,70 @@ public final class Mesh implements AutoCloseable {
 			throw new UformException(Status.FREED, "The mesh of " + this.lent + " was freed; bootstrap a new one "
 					+ "(Mesh.bootstrap) to describe it");
 		}
+		Death death = (this.rendezvous != null) ? this.rendezvous.death() : null;
+		if (death != null && death.expelled()) {
+			throw new UformException(Status.FREED, "The mesh of " + this.lent + " is gone for this process: "
+					+ liveness(death).describe() + ". The others went on without it; restart the run, every process of it");
+		}
 		return this.description;
+	}
+
+	/**
+	 * Whether every process of the run lives, as this process knows: {@link MeshLiveness.State#JOINED}
+	 * until one dies ({@link MeshLiveness.State#BROKEN}, naming it), or this process is declared dead
+	 * by the others ({@link MeshLiveness.State#EXPELLED}); {@link MeshLiveness.State#FREED} after
+	 * {@link #free()}, still naming the process that had died, if one had. Answers from any thread, at any time, without touching the directory.
+	 * @return the state, and which process died
+	 */
+	public MeshLiveness liveness() {
+		Death death = (this.rendezvous == null) ? null : this.rendezvous.death();
+		if (this.freed) {
+			// Freed, and which process had died before, if one had: a fact about the run, as the bootstrap time is.
+			return (death == null) ? MeshLiveness.FREED : new MeshLiveness(MeshLiveness.State.FREED, death.index(),
+					death.host(), death.pid(), reason(death));
+		}
+		return liveness(death);
+	}
+
+	/**
+	 * Calls {@code listener} once when the mesh breaks or this process is expelled: at once, on this
+	 * thread, when it has already; else on the mesh's liveness thread, which must not be held up (hand
+	 * long work to another thread). Never called for {@link #free()}, nor for a run with no peers.
+	 * What it throws is logged.
+	 * @param listener gets the liveness, {@link MeshLiveness.State#BROKEN} or {@link MeshLiveness.State#EXPELLED}
+	 */
+	public void onBroken(Consumer<MeshLiveness> listener) {
+		UformException.requireArgument(listener, "listener", "pass what to call when the mesh breaks");
+		if (this.rendezvous != null) {
+			this.rendezvous.onDeath(new DeathListener(listener));
+		}
+	}
+
+	private static MeshLiveness liveness(Death death) {
+		if (death == null) {
+			return MeshLiveness.JOINED;
+		}
+		return new MeshLiveness(death.expelled() ? MeshLiveness.State.EXPELLED : MeshLiveness.State.BROKEN,
+				death.index(), death.host(), death.pid(), reason(death));
+	}
+
+	private static String reason(Death death) {
+		return death.reason() + " (found by " + death.by() + ")";
+	}
+
+	/** Turns the mesh package's death into the liveness a listener gets; a class, see {@link #multicastFlags}. */
+	private static final class DeathListener implements Consumer<Death> {
+
+		private final Consumer<MeshLiveness> listener;
+
+		DeathListener(Consumer<MeshLiveness> listener) {
+			this.listener = listener;
+		}
+
+		@Override
+		public void accept(Death death) {
+			this.listener.accept(liveness(death));
+		}
 	}
 
 	/**
@@ -313,6 +420,9 @@ public final class Mesh implements AutoCloseable {
 	/** The options, checked, with their derived values. */
 	private static final class Settings {
 
+		/** The shortest liveness timeout: ten refreshes of 10 ms, the shortest the liveness thread sleeps. */
+		static final Duration MIN_LIVENESS_TIMEOUT = Duration.ofMillis(100);
+
 		final int index;
 
 		final int count;
@@ -325,14 +435,17 @@ public final class Mesh implements AutoCloseable {
 
 		final Duration timeout;
 
+		final Duration livenessTimeout;
+
 		private Settings(int index, int count, Integer gpusPerMultimemDomain, Path directory, String job,
-				Duration timeout) {
+				Duration timeout, Duration livenessTimeout) {
 			this.index = index;
 			this.count = count;
 			this.gpusPerMultimemDomain = gpusPerMultimemDomain;
 			this.directory = directory;
 			this.job = job;
 			this.timeout = timeout;
+			this.livenessTimeout = livenessTimeout;
 		}
 
 		boolean peers() {
@@ -364,6 +477,13 @@ public final class Mesh implements AutoCloseable {
 				throw UformException.invalid("timeout", timeout, "must be positive, e.g. Duration.ofSeconds(120), or absent "
 						+ "for MeshOptions.DEFAULT_TIMEOUT (" + MeshOptions.DEFAULT_TIMEOUT.toSeconds() + " s)");
 			}
+			Duration liveness = options.livenessTimeout();
+			if (liveness != null && liveness.compareTo(MIN_LIVENESS_TIMEOUT) < 0) {
+				throw UformException.invalid("livenessTimeout", liveness, "must be at least "
+						+ MIN_LIVENESS_TIMEOUT.toMillis() + " ms (a process proves its life ten times in it), e.g. "
+						+ "Duration.ofSeconds(10), or absent for MeshOptions.DEFAULT_LIVENESS_TIMEOUT ("
+						+ MeshOptions.DEFAULT_LIVENESS_TIMEOUT.toSeconds() + " s)");
+			}
 			String job = options.job();
 			if (job != null) {
 				String problem = FileRendezvous.jobNameProblem(job, options.directory());
@@ -390,7 +510,8 @@ public final class Mesh implements AutoCloseable {
 				}
 			}
 			return new Settings((index == null) ? 0 : index, processes, gpus, directory, job,
-					(timeout == null) ? MeshOptions.DEFAULT_TIMEOUT : timeout);
+					(timeout == null) ? MeshOptions.DEFAULT_TIMEOUT : timeout,
+					(liveness == null) ? MeshOptions.DEFAULT_LIVENESS_TIMEOUT : liveness);
 		}
 	}
 }

@@ -60,7 +60,7 @@ public record MeshLaunch(MeshLauncher launcher, Integer hostDomainIndex, String 
 					+ ": every process of the run must be given the same count and its own index");
 		}
 		return new MeshOptions(index, count, options.gpusPerMultimemDomain(), options.directory(), job,
-				options.timeout());
+				options.timeout(), options.livenessTimeout());
 	}
 
 	private String countFix() {

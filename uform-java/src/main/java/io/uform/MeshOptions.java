@@ -17,12 +17,35 @@ import java.time.Duration;
  * @param job the run's unique name, naming one directory inside {@code directory}; required with peers
  * @param timeout how long any wait for a peer lasts before the call fails; absent derives
  *        {@link #DEFAULT_TIMEOUT}
+ * @param livenessTimeout how long a process's proof of life may stand still before the others count it
+ *        dead (the join fails, a joined mesh breaks); absent derives {@link #DEFAULT_LIVENESS_TIMEOUT}.
+ *        Java's addition to the seed's options, set with {@link #withLivenessTimeout}
  */
 public record MeshOptions(Integer hostDomainIndex, Integer hostDomainCount, Integer gpusPerMultimemDomain,
-		Path directory, String job, Duration timeout) {
+		Path directory, String job, Duration timeout, Duration livenessTimeout) {
 
 	/** How long a wait for a peer lasts when {@link #timeout()} is absent (uform's 120 seconds). */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
+
+	/**
+	 * How long a process's proof of life may stand still when {@link #livenessTimeout()} is absent: ten
+	 * seconds, ten refreshes of one second (see {@code docs/mesh.md}, <em>Liveness</em>).
+	 */
+	public static final Duration DEFAULT_LIVENESS_TIMEOUT = Duration.ofSeconds(10);
+
+	/**
+	 * The seed's options, with the liveness timeout absent.
+	 * @param hostDomainIndex this process's index among {@code hostDomainCount}; absent derives 0
+	 * @param hostDomainCount processes in the run, one per host; absent derives one
+	 * @param gpusPerMultimemDomain GPUs one NVLink multicast domain spans; absent derives the host
+	 * @param directory the directory every host sees; required with peers
+	 * @param job the run's unique name; required with peers
+	 * @param timeout how long any wait for a peer lasts; absent derives {@link #DEFAULT_TIMEOUT}
+	 */
+	public MeshOptions(Integer hostDomainIndex, Integer hostDomainCount, Integer gpusPerMultimemDomain, Path directory,
+			String job, Duration timeout) {
+		this(hostDomainIndex, hostDomainCount, gpusPerMultimemDomain, directory, job, timeout, null);
+	}
 
 	/**
 	 * Options with every field absent: a mesh of one process, with no peers.
@@ -66,7 +89,7 @@ public record MeshOptions(Integer hostDomainIndex, Integer hostDomainCount, Inte
 	 */
 	public MeshOptions withHostDomainIndex(Integer hostDomainIndex) {
 		return new MeshOptions(hostDomainIndex, this.hostDomainCount, this.gpusPerMultimemDomain, this.directory,
-				this.job, this.timeout);
+				this.job, this.timeout, this.livenessTimeout);
 	}
 
 	/**
@@ -76,7 +99,7 @@ public record MeshOptions(Integer hostDomainIndex, Integer hostDomainCount, Inte
 	 */
 	public MeshOptions withHostDomainCount(Integer hostDomainCount) {
 		return new MeshOptions(this.hostDomainIndex, hostDomainCount, this.gpusPerMultimemDomain, this.directory,
-				this.job, this.timeout);
+				this.job, this.timeout, this.livenessTimeout);
 	}
 
 	/**
@@ -86,7 +109,7 @@ public record MeshOptions(Integer hostDomainIndex, Integer hostDomainCount, Inte
 	 */
 	public MeshOptions withGpusPerMultimemDomain(Integer gpusPerMultimemDomain) {
 		return new MeshOptions(this.hostDomainIndex, this.hostDomainCount, gpusPerMultimemDomain, this.directory,
-				this.job, this.timeout);
+				this.job, this.timeout, this.livenessTimeout);
 	}
 
 	/**
@@ -96,7 +119,7 @@ public record MeshOptions(Integer hostDomainIndex, Integer hostDomainCount, Inte
 	 */
 	public MeshOptions withDirectory(Path directory) {
 		return new MeshOptions(this.hostDomainIndex, this.hostDomainCount, this.gpusPerMultimemDomain, directory,
-				this.job, this.timeout);
+				this.job, this.timeout, this.livenessTimeout);
 	}
 
 	/**
@@ -106,7 +129,7 @@ public record MeshOptions(Integer hostDomainIndex, Integer hostDomainCount, Inte
 	 */
 	public MeshOptions withJob(String job) {
 		return new MeshOptions(this.hostDomainIndex, this.hostDomainCount, this.gpusPerMultimemDomain, this.directory,
-				job, this.timeout);
+				job, this.timeout, this.livenessTimeout);
 	}
 
 	/**
@@ -116,6 +139,17 @@ public record MeshOptions(Integer hostDomainIndex, Integer hostDomainCount, Inte
 	 */
 	public MeshOptions withTimeout(Duration timeout) {
 		return new MeshOptions(this.hostDomainIndex, this.hostDomainCount, this.gpusPerMultimemDomain, this.directory,
-				this.job, timeout);
+				this.job, timeout, this.livenessTimeout);
+	}
+
+	/**
+	 * These options with another liveness timeout.
+	 * @param livenessTimeout how long a process's proof of life may stand still before the others count
+	 *        it dead, or {@code null}
+	 * @return the changed copy
+	 */
+	public MeshOptions withLivenessTimeout(Duration livenessTimeout) {
+		return new MeshOptions(this.hostDomainIndex, this.hostDomainCount, this.gpusPerMultimemDomain, this.directory,
+				this.job, this.timeout, livenessTimeout);
 	}
 }

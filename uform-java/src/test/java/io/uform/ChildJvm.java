@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -35,6 +36,15 @@ public final class ChildJvm {
 	 * @return the running child
 	 */
 	public static Running start(Class<?> main, List<String> jvmOptions, List<String> args) throws IOException {
+		return start(main, jvmOptions, args, Map.of());
+	}
+
+	/**
+	 * {@link #start(Class, List, List)} with variables added to the child's environment.
+	 * @param env the variables, such as a launcher's
+	 */
+	public static Running start(Class<?> main, List<String> jvmOptions, List<String> args, Map<String, String> env)
+			throws IOException {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		// As the test JVM itself runs: JNA loads native code, which Java 22+ warns about otherwise.
@@ -44,7 +54,9 @@ public final class ChildJvm {
 		command.add(System.getProperty("java.class.path"));
 		command.add(main.getName());
 		command.addAll(args);
-		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+		builder.environment().putAll(env);
+		Process process = builder.start();
 		return new Running(main, process);
 	}
 

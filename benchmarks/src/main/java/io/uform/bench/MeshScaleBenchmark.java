@@ -48,6 +48,14 @@ import io.uform.mesh.MemberRecord;
  * of the last process out. The JVM is warmed by one untimed round; a real process joins once, cold
  * (see {@link MeshJoinBenchmark} for that).
  *
+ * <h2>Liveness</h2>
+ * Then, per count, one more round with a liveness timeout of {@value #LIVENESS_MILLIS} ms (a refresh of
+ * a tenth of it): the harness beats every played member's heartbeat (in place, as a process does) from
+ * before the join on; once joined, the real process's file-system work is counted over a steady window
+ * of {@value #WINDOW_MILLIS} ms and given per refresh (at the default liveness timeout of 10 s the
+ * refresh is 1 s, so per refresh is per second); then the harness stops beating the real process's
+ * first watched neighbour (index 1), and the time until the real process finds it dead is printed.
+ *
  * <p>Target: per-process work O(N) (each record read once, listings bounded independently of N)
  * and a run of 1024 joined in under {@value #TARGET_SECONDS} s. Exits 1 if a round failed or left its
  * directory behind, 2 if the time target was missed; the last line's verdict speaks only of the rounds
@@ -65,6 +73,10 @@ public final class MeshScaleBenchmark {
 	private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
 	private static final List<String> SCENARIOS = List.of("together", "last");
+
+	private static final long LIVENESS_MILLIS = 1000;
+
+	private static final long WINDOW_MILLIS = 3000;
 
 	private MeshScaleBenchmark() {
 	}
@@ -136,6 +148,21 @@ public final class MeshScaleBenchmark {
 		System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 		summary.forEach(System.out::println);
 		System.out.println(verdict(counts, rounds, targetRounds, missed));
+		System.out.println();
+		System.out.printf(Locale.ROOT, "Liveness, per joined process: file-system work per refresh (%d ms; 1 s at the "
+				+ "default timeout) over a steady window of %d ms with every member beating, and the time from the "
+				+ "last beat of index 1 until index 0 found it dead (liveness timeout %d ms)%n", LIVENESS_MILLIS / 10,
+				WINDOW_MILLIS, LIVENESS_MILLIS);
+		System.out.println("| members | reads | writes | listings | lookups | renames + links | deletes | found dead after ms |");
+		System.out.println("|---|---|---|---|---|---|---|---|");
+		for (int count : counts) {
+			if (count < 2) {
+				continue;
+			}
+			String line = runLiveness(root, count);
+			failed |= line.contains("FAILED");
+			System.out.println(line);
+		}
 		if (failed) {
 			System.exit(1);
 		}
@@ -193,6 +220,65 @@ public final class MeshScaleBenchmark {
 					+ "%s; leave %.1f ms %s%s", scenario, count, round, this.joinNanos / 1e6, this.joinCpuNanos / 1e6,
 					this.playedNanos / 1e6, this.join, this.leaveNanos / 1e6, this.leave,
 					this.leftClean ? "" : "  JOB DIRECTORY LEFT BEHIND");
+		}
+	}
+
+	/** One liveness round: the steady window's work per refresh, then how long a stopped beat takes to be found. */
+	private static String runLiveness(Path root, int count) throws Exception {
+		Path parent = Files.createTempDirectory(root, "uform-mesh-liveness-");
+		String job = String.format(Locale.ROOT, "liveness-n%d", count);
+		Duration liveness = Duration.ofMillis(LIVENESS_MILLIS);
+		try {
+			FileSystemCounter files = new FileSystemCounter();
+			Path counted = files.counting(parent);
+			MemberRecord self = FileRendezvous.announce(job, 0, count, 1, false, TIMEOUT, liveness, List.of());
+			PlayedMembers played = new PlayedMembers(parent.resolve(job), self, liveness);
+			Thread beating = new Thread(played::beat, "played-heartbeats");
+			beating.setDaemon(true);
+			beating.start();
+			Thread harness = new Thread(() -> {
+				played.arrive();
+				played.getReadyOnceTheRealRecordIsThere();
+			}, "played-members");
+			harness.setDaemon(true);
+			harness.start();
+			FileRendezvous joined;
+			try {
+				joined = FileRendezvous.join(counted, self);
+			}
+			catch (UformException ex) {
+				played.stop = true;
+				return String.format(Locale.ROOT, "| %d | FAILED: %s |", count, ex.getMessage());
+			}
+			harness.join(TimeUnit.SECONDS.toMillis(30));
+			// Past the join's own polling: the window holds the liveness thread's work alone.
+			Thread.sleep(LIVENESS_MILLIS / 2);
+			FileSystemCounter.Counts before = files.counts();
+			Thread.sleep(WINDOW_MILLIS);
+			FileSystemCounter.Counts steady = files.counts().minus(before);
+			String deadBefore = (joined.death() != null) ? joined.death().reason() : null;
+			double refreshes = WINDOW_MILLIS / (LIVENESS_MILLIS / 10.0);
+			played.silenced = 1;
+			long silenced = System.nanoTime();
+			while (joined.death() == null && System.nanoTime() - silenced < TimeUnit.SECONDS.toNanos(30)) {
+				Thread.sleep(5);
+			}
+			long foundMs = (System.nanoTime() - silenced) / 1_000_000;
+			played.stop = true;
+			beating.join(30_000);
+			String found = (joined.death() == null) ? "FAILED: never found" : (joined.death().index() == 1)
+					? Long.toString(foundMs) : "FAILED: found " + joined.death().who();
+			played.leave();
+			joined.leave();
+			String clean = Files.exists(parent.resolve(job)) ? " (FAILED: job directory left behind)" : "";
+			return String.format(Locale.ROOT, "| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s%s%s |", count,
+					steady.reads() / refreshes, steady.writes() / refreshes, steady.listings() / refreshes,
+					steady.lookups() / refreshes, (steady.renames() + steady.links()) / refreshes,
+					steady.deletes() / refreshes, found, clean,
+					(deadBefore != null) ? " (FAILED: a death in the steady window: " + deadBefore + ")" : "");
+		}
+		finally {
+			JobDirectories.deleteRecursively(parent);
 		}
 	}
 
@@ -271,7 +357,17 @@ public final class MeshScaleBenchmark {
 		/** How long after {@link #started} the last ready file was in place. */
 		volatile long readyNanos;
 
+		/** Stops {@link #beat()}. */
+		volatile boolean stop;
+
+		/** The index whose heartbeat {@link #beat()} no longer writes, or -1. */
+		volatile int silenced = -1;
+
 		PlayedMembers(Path job, MemberRecord self) {
+			this(job, self, MemberRecord.DEFAULT_LIVENESS_TIMEOUT);
+		}
+
+		PlayedMembers(Path job, MemberRecord self, Duration liveness) {
 			this.job = job;
 			this.self = self;
 			Instant now = Instant.now();
@@ -282,7 +378,7 @@ public final class MeshScaleBenchmark {
 				ThreadLocalRandom random = ThreadLocalRandom.current();
 				this.records.add(new MemberRecord(FileRendezvous.PROTOCOL, self.job(), index, self.count(), 1, false,
 						new UUID(random.nextLong(), random.nextLong()).toString(), "sim-node-" + index, "", 1000 + index,
-						null, now, TIMEOUT, now, List.of()));
+						null, now, TIMEOUT, now, List.of(), "", liveness));
 			}
 		}
 
@@ -320,6 +416,44 @@ public final class MeshScaleBenchmark {
 			}
 			catch (IOException | InterruptedException | RuntimeException ex) {
 				this.failure = ex;
+			}
+		}
+
+		/**
+		 * Every played member beats, every tenth of the liveness timeout, as a process does: its
+		 * {@code alive} file rewritten in place with its incarnation and a counter (the keys the package's
+		 * description gives; should they differ, the real process finds every played member dead).
+		 */
+		void beat() {
+			long beat = 0;
+			long refresh = this.records.isEmpty() ? 100 : this.records.get(0).livenessTimeout().toMillis() / 10;
+			while (!this.stop) {
+				beat++;
+				for (MemberRecord record : this.records) {
+					if (this.stop) {
+						return;
+					}
+					if (record.index() == this.silenced) {
+						continue;
+					}
+					String digits = Long.toString(beat);
+					String text = "# uform mesh heartbeat (see io.uform.mesh.Liveness)\nuform.mesh.protocol="
+							+ FileRendezvous.PROTOCOL + "\nmarker.incarnation=" + record.incarnation() + "\nbeat="
+							+ "0".repeat(19 - digits.length()) + digits + "\n";
+					try {
+						Files.write(this.job.resolve("alive-" + record.index() + ".properties"),
+								text.getBytes(StandardCharsets.ISO_8859_1));
+					}
+					catch (IOException ex) {
+						// The directory is not made yet: the next refresh writes it.
+					}
+				}
+				try {
+					Thread.sleep(refresh);
+				}
+				catch (InterruptedException ex) {
+					return;
+				}
 			}
 		}
 

@@ -54,7 +54,7 @@ final class Attempt {
 	 * Records read so far, by index; this process's own among them. Concurrent only because a give-up
 	 * at the JVM's exit reads its indices on the exit hook's thread.
 	 */
-	private final Map<Integer, MemberRecord> seen = new ConcurrentSkipListMap<>();
+	private final ConcurrentSkipListMap<Integer, MemberRecord> seen = new ConcurrentSkipListMap<>();
 
 	/** Indices whose {@code ready} file, of the incarnation in {@link #seen}, was read. */
 	private final Set<Integer> ready = new TreeSet<>();
@@ -87,6 +87,9 @@ final class Attempt {
 
 	/** Set once every process was ready and this attempt returns; guarded by {@code this}. */
 	private boolean joined;
+
+	/** This process's proof of life and watch, from its record's first write on; guarded by {@code this}. */
+	private Liveness liveness;
 
 	/**
 	 * A join of this process, waiting at most {@code self.timeout()} from now.
@@ -122,6 +125,7 @@ final class Attempt {
 	List<MemberRecord> run() throws Failure, InterruptedException {
 		this.leftovers.look();
 		writeOwnRecord(this.self);
+		startLiveness();
 		// The awaited file the last lookup found, which ended the wait for this poll.
 		String found = null;
 		while (true) {
@@ -141,6 +145,7 @@ final class Attempt {
 				// NFS hiccups pass; one that lasts shows in the timeout message.
 				this.listingFailure = ex;
 			}
+			checkDeath();
 			if (names != null) {
 				checkAborts(names);
 				checkOwnRecord(names);
@@ -178,6 +183,38 @@ final class Attempt {
 			}
 			found = waitForNextPoll(awaited(names));
 		}
+	}
+
+	/** Starts this process's proof of life and its watch over the peers seen (see {@link Liveness}). */
+	private synchronized void startLiveness() throws Failure {
+		requireNotGivenUp();
+		this.liveness = Liveness.start(this.files, this.self, this.seen);
+	}
+
+	/** This process's liveness, which the joined rendezvous keeps. */
+	synchronized Liveness liveness() {
+		return this.liveness;
+	}
+
+	/** Gives up for every process when a peer seen is dead: the run cannot join without it. */
+	private void checkDeath() throws Failure {
+		Death death = liveness().death();
+		if (death != null) {
+			throw new Failure(died(death), true);
+		}
+	}
+
+	/** The failure of a join whose member died: everyone gives up, naming it, and the run starts again. */
+	private RuntimeException died(Death death) {
+		if (death.expelled()) {
+			return Failures.factory().timeout("Mesh bootstrap of job '" + job() + "' failed: " + this.self.who()
+					+ " counts as dead to its peers: " + death.reason() + ". Restart the run, every process of it; "
+					+ this.self.who() + " gave up and told the others");
+		}
+		return Failures.factory().timeout("Mesh bootstrap of job '" + job() + "' failed: " + death.who()
+				+ " died before every process joined: " + death.reason() + ". A run whose process died cannot go on: "
+				+ "restart the run, every process of it. " + this.self.who() + " gave up and told the others "
+				+ "(abort-" + this.self.incarnation() + ".properties), which fail at once naming it");
 	}
 
 	private String awaited(Set<String> names) {
@@ -495,6 +532,13 @@ final class Attempt {
 				+ " is exiting (its JVM is shutting down, say on SIGTERM) before every process joined", null), true);
 	}
 
+	/** Removes a process's member, ready and alive files while they carry its incarnation. */
+	private void deleteFilesOf(int index, String incarnation) throws IOException {
+		for (String kind : List.of(FileNames.READY, FileNames.MEMBER, FileNames.ALIVE)) {
+			this.files.deleteIfOwnedBy(FileNames.name(kind, index), incarnation);
+		}
+	}
+
 	/** Marks the join complete, unless the JVM's exit gave it up first. */
 	private synchronized boolean markJoined() {
 		if (this.gaveUp) {
@@ -509,11 +553,24 @@ final class Attempt {
 	 * reported matters more than a file that could not be written or removed.
 	 */
 	synchronized void giveUp(RuntimeException failure, boolean abortOthers) {
+		giveUp(failure, abortOthers, List.of());
+	}
+
+	/**
+	 * {@link #giveUp(RuntimeException, boolean)}, removing also the files of processes found gone (their
+	 * records would keep the directory the last process to give up removes, and puzzle the next run).
+	 */
+	synchronized void giveUp(RuntimeException failure, boolean abortOthers, List<MemberRecord> gone) {
 		if (this.gaveUp) {
 			return;
 		}
 		this.gaveUp = true;
 		this.gaveUpWith = failure;
+		Death death = null;
+		if (this.liveness != null) {
+			this.liveness.stop();
+			death = this.liveness.death();
+		}
 		if (abortOthers) {
 			// Also when nothing was written yet: a process that found its index claimed must tell the
 			// first claimer, who otherwise never learns of the second.
@@ -530,6 +587,15 @@ final class Attempt {
 			// thread just as they are written): only files carrying its incarnation are removed.
 			this.files.deleteIfOwned(FileNames.name(FileNames.READY, this.self.index()));
 			this.files.deleteIfOwned(member(this.self.index()));
+			this.files.deleteIfOwned(Liveness.aliveName(this.self.index()));
+			// Found dead (its process gone, or its heartbeat still past the liveness timeout): only files
+			// that still carry its incarnation go.
+			if (death != null) {
+				deleteFilesOf(death.index(), death.incarnation());
+			}
+			for (MemberRecord record : gone) {
+				deleteFilesOf(record.index(), record.incarnation());
+			}
 			// The last process of the run to give up takes the directory, aborts and all: nothing of a
 			// failed run is left to puzzle the next run of the job.
 			List<Integer> peers = new ArrayList<>();
@@ -538,7 +604,11 @@ final class Attempt {
 					peers.add(index);
 				}
 			}
-			DirectoryRemoval.removeAbandoned(this.directory, job(), this.self.incarnation(), peers);
+			if (this.self.run().isEmpty()) {
+				DirectoryRemoval.removeAbandoned(this.directory, job(), this.self.incarnation(), peers);
+			}
+			// With a run token the abort files stay: a process of this run that arrives late fails at once
+			// on them (Leftovers), rather than wait out its timeout; the next run's last one out removes them.
 		}
 		catch (IOException ex) {
 			failure.addSuppressed(ex);

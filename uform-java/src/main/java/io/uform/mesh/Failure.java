@@ -3,6 +3,7 @@ package io.uform.mesh;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import io.uform.failure.Failures;
 
@@ -19,10 +20,18 @@ final class Failure extends Exception {
 
 	final boolean abortOthers;
 
+	/** Records of processes found gone, whose files the giving-up process removes with its own. */
+	final transient List<MemberRecord> dead;
+
 	Failure(RuntimeException exception, boolean abortOthers) {
+		this(exception, abortOthers, List.of());
+	}
+
+	Failure(RuntimeException exception, boolean abortOthers, List<MemberRecord> dead) {
 		super(exception.getMessage(), null, false, false);
 		this.exception = exception;
 		this.abortOthers = abortOthers;
+		this.dead = List.copyOf(dead);
 	}
 
 	/**

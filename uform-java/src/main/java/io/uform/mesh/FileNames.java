@@ -22,6 +22,15 @@ final class FileNames {
 
 	static final String ABORT = "abort-";
 
+	/** A member's heartbeat, rewritten in place every refresh ({@code Liveness}). */
+	static final String ALIVE = "alive-";
+
+	/** A member found dead, by the member that found it ({@code Liveness}). */
+	static final String DEAD = "dead-";
+
+	/** The first death of a joined run: every member reads this one name every refresh. */
+	static final String BROKEN = "broken.properties";
+
 	private static final String SUFFIX = ".properties";
 
 	private FileNames() {

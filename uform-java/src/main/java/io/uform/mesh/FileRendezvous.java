@@ -2,16 +2,21 @@ package io.uform.mesh;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 import io.uform.failure.Failures;
 import io.uform.host.ExitHooks;
@@ -26,7 +31,7 @@ import io.uform.mesh.MemberRecord.MemberDevice;
 public final class FileRendezvous {
 
 	/** The protocol version; processes join only when they all speak the same one. */
-	public static final int PROTOCOL = 2;
+	public static final int PROTOCOL = 3;
 
 	/** How often a waiting process looks at the directory. */
 	public static final Duration POLL_INTERVAL = Duration.ofMillis(25);
@@ -52,11 +57,19 @@ public final class FileRendezvous {
 
 	private final AtomicBoolean left = new AtomicBoolean();
 
-	private FileRendezvous(Path directory, MemberRecord self, List<MemberRecord> members) {
+	private final Liveness liveness;
+
+	private FileRendezvous(Path directory, MemberRecord self, List<MemberRecord> members, Liveness liveness) {
 		this.directory = directory;
 		this.jobDirectory = directory.resolve(self.job());
 		this.self = self;
 		this.members = List.copyOf(members);
+		this.liveness = liveness;
+		NavigableMap<Integer, MemberRecord> run = new TreeMap<>();
+		for (MemberRecord member : members) {
+			run.put(member.index(), member);
+		}
+		liveness.joined(Collections.unmodifiableNavigableMap(run));
 	}
 
 	/**
@@ -87,13 +100,26 @@ public final class FileRendezvous {
 	 */
 	public static MemberRecord announce(String job, int index, int count, int gpusPerMultimemDomain, boolean derived,
 			Duration timeout, List<MemberDevice> devices) {
+		return announce(job, index, count, gpusPerMultimemDomain, derived, timeout, MemberRecord.DEFAULT_LIVENESS_TIMEOUT,
+				devices);
+	}
+
+	/**
+	 * This process's record, stamped now with a new incarnation and the launcher's run token.
+	 * @param livenessTimeout how long this process's heartbeat may stand still before its peers count
+	 *        it dead, and theirs before it counts them dead (the longer of the two applies)
+	 * @see #announce(String, int, int, int, boolean, Duration, List)
+	 */
+	public static MemberRecord announce(String job, int index, int count, int gpusPerMultimemDomain, boolean derived,
+			Duration timeout, Duration livenessTimeout, List<MemberDevice> devices) {
 		Instant now = Instant.now();
 		// Unique, not secret: UUID.randomUUID() would first seed SecureRandom, which a cold JVM pays for
 		// on the critical path of the join.
 		ThreadLocalRandom random = ThreadLocalRandom.current();
 		String incarnation = new UUID(random.nextLong() ^ ThisProcess.PID, random.nextLong() ^ System.nanoTime()).toString();
 		return new MemberRecord(PROTOCOL, job, index, count, gpusPerMultimemDomain, derived, incarnation,
-				ThisProcess.HOST, ThisProcess.HOST_KEY, ThisProcess.PID, ThisProcess.STARTED, now, timeout, now, devices);
+				ThisProcess.HOST, ThisProcess.HOST_KEY, ThisProcess.PID, ThisProcess.STARTED, now, timeout, now, devices,
+				ThisProcess.RUN, livenessTimeout);
 	}
 
 	/**
@@ -123,7 +149,8 @@ public final class FileRendezvous {
 	 * @param self this process's record, from {@link #announce}
 	 * @return the joined rendezvous, to {@link #leave()} later
 	 * @throws RuntimeException {@code TIMEOUT} naming the indices that never joined (or never got
-	 *         ready); {@code INVALID_ARGUMENT} for a disagreement, a second claim of an index,
+	 *         ready), or the process that died before every process joined (found by its heartbeat, or
+	 *         a gone record of this run at the first look); {@code INVALID_ARGUMENT} for a disagreement, a second claim of an index,
 	 *         files left by an earlier run, a directory that cannot be written, or a job path that is a
 	 *         file or a symbolic link; another process's
 	 *         status when it gave up the bootstrap for everyone; {@code INTERRUPTED} when
@@ -134,7 +161,8 @@ public final class FileRendezvous {
 		ExitHooks.once("uform-mesh-bootstrap-exit", AbandonAtExit.HOOK);
 		BOOTSTRAPPING.add(attempt);
 		try {
-			return new FileRendezvous(directory, self, attempt.run());
+			List<MemberRecord> members = attempt.run();
+			return new FileRendezvous(directory, self, members, attempt.liveness());
 		}
 		catch (InterruptedException ex) {
 			RuntimeException failure = Failure.interrupted(self, ex);
@@ -143,7 +171,7 @@ public final class FileRendezvous {
 			throw failure;
 		}
 		catch (Failure failure) {
-			attempt.giveUp(failure.exception, failure.abortOthers);
+			attempt.giveUp(failure.exception, failure.abortOthers, failure.dead);
 			throw failure.exception;
 		}
 		finally {
@@ -202,6 +230,25 @@ public final class FileRendezvous {
 	}
 
 	/**
+	 * The first death of a member this process learned of since the run joined: a peer found dead
+	 * (its process gone, or its heartbeat still for the liveness timeout), or this process itself,
+	 * {@link Death#expelled() expelled} by the others. {@code null} while every member lives.
+	 * @return the death, or {@code null}
+	 */
+	public Death death() {
+		return this.liveness.death();
+	}
+
+	/**
+	 * Calls {@code listener} once with the first death ({@link #death()}): at once, on this thread, when
+	 * there is one already, else on the liveness thread when it comes. Never after {@link #leave()}.
+	 * @param listener what to call; what it throws is logged
+	 */
+	public void onDeath(Consumer<Death> listener) {
+		this.liveness.onDeath(listener);
+	}
+
+	/**
 	 * Leaves: writes {@code left-<i>}, removes this process's record, and removes the job directory
 	 * when every process has left. A second call does nothing. It never throws: a file it cannot write
 	 * or remove is logged (WARNING, {@code io.uform.mesh}); the worst it leaves is a directory the next
@@ -211,20 +258,21 @@ public final class FileRendezvous {
 		if (!this.left.compareAndSet(false, true)) {
 			return;
 		}
+		this.liveness.stop();
 		JobFiles files = new JobFiles(this.jobDirectory, this.self.incarnation());
 		try {
 			files.write(FileNames.name(FileNames.LEFT, this.self.index()), Marker.toBytes("left", this.self, null, null),
 					false);
 			files.deleteIfOwned(FileNames.name(FileNames.MEMBER, this.self.index()));
+			files.deleteIfOwned(Liveness.aliveName(this.self.index()));
 			Set<String> names = files.list();
 			Set<String> finished = new HashSet<>();
 			for (MemberRecord member : this.members) {
-				String name = FileNames.name(FileNames.LEFT, member.index());
-				if (!names.contains(name)) {
-					return;
-				}
-				Marker mark = files.readMarker(name);
-				if (mark == null || !mark.incarnation().equals(member.incarnation())) {
+				// Left, or found dead by its peers (its dead file stands for the left file it never wrote).
+				String left = FileNames.name(FileNames.LEFT, member.index());
+				String dead = FileNames.name(FileNames.DEAD, member.index());
+				String gone = names.contains(left) ? files.owner(left) : names.contains(dead) ? files.owner(dead) : null;
+				if (!member.incarnation().equals(gone)) {
 					return;
 				}
 				finished.add(member.incarnation());
@@ -233,6 +281,13 @@ public final class FileRendezvous {
 			DirectoryRemoval.removeDirectory(this.directory, this.self.job(), this.self.incarnation(), finished, names);
 		}
 		catch (IOException | RuntimeException ex) {
+			if (!Files.isDirectory(this.jobDirectory)) {
+				// Removed already: the others left (or gave this process up for dead) and the last one out
+				// took the directory. Nothing of this process is left behind.
+				LOG.log(Level.DEBUG, "Mesh job '" + this.self.job() + "': " + this.jobDirectory + " was removed before "
+						+ this.self.who() + " left");
+				return;
+			}
 			LOG.log(Level.WARNING, "Leaving mesh job '" + this.self.job() + "' in " + this.directory + " as "
 					+ this.self.who() + " left files behind: " + ex
 					+ "; the next run of this job will report them: remove " + this.jobDirectory + " or use a new job name");

@@ -210,7 +210,12 @@ final class JobFiles {
 	 * removes a record another process of the same index wrote over its own.
 	 */
 	void deleteIfOwned(String name) throws IOException {
-		if (this.incarnation.equals(owner(name))) {
+		deleteIfOwnedBy(name, this.incarnation);
+	}
+
+	/** Removes a file only while it carries the given incarnation (a peer found dead: see {@code Liveness}). */
+	void deleteIfOwnedBy(String name, String owner) throws IOException {
+		if (owner.equals(owner(name))) {
 			Files.deleteIfExists(this.directory.resolve(name));
 		}
 	}

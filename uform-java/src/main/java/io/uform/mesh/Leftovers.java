@@ -143,15 +143,17 @@ final class Leftovers {
 		Set<String> finished = new HashSet<>();
 		for (int index = 0; index < any.count(); index++) {
 			Marker mark = readMarkerOrNull(FileNames.name(FileNames.LEFT, index));
-			if (mark == null) {
+			// A member its peers found dead after the join left no left file: its dead file stands for it.
+			String gone = (mark != null) ? mark.incarnation() : this.files.owner(FileNames.name(FileNames.DEAD, index));
+			if (gone == null) {
 				return null;
 			}
 			// A member record still there must be the one that left (it is being removed).
 			String owner = this.files.owner(FileNames.name(FileNames.MEMBER, index));
-			if (owner != null && !owner.equals(mark.incarnation())) {
+			if (owner != null && !owner.equals(gone)) {
 				return null;
 			}
-			finished.add(mark.incarnation());
+			finished.add(gone);
 		}
 		for (String name : names) {
 			if (FileNames.index(name, FileNames.MEMBER) >= any.count()) {
@@ -181,6 +183,9 @@ final class Leftovers {
 	 */
 	private void check(Set<String> names) throws Failure {
 		List<String> leftovers = new ArrayList<>();
+		// Records of processes that are gone, of this process's own run (same run token): dead peers.
+		List<String> deadPeers = new ArrayList<>();
+		List<MemberRecord> dead = new ArrayList<>();
 		MemberRecord rival = null;
 		// Incarnations of the live records, by index.
 		Map<Integer, String> live = new HashMap<>();
@@ -207,7 +212,13 @@ final class Leftovers {
 				this.records.put(name, new Read(identity, record));
 				String stale = staleness(record, this.self);
 				if (stale != null) {
-					leftovers.add(name + " of " + record.who() + ", written " + record.written() + ": " + stale);
+					dead.add(record);
+					if (!this.self.run().isEmpty() && this.self.run().equals(record.run())) {
+						deadPeers.add(record.who() + " (" + stale + ")");
+					}
+					else {
+						leftovers.add(name + " of " + record.who() + ", written " + record.written() + ": " + stale);
+					}
 					continue;
 				}
 				live.put(member, record.incarnation());
@@ -239,6 +250,13 @@ final class Leftovers {
 					continue;
 				}
 				if (abort) {
+					if (mark.sameRun(this.self)) {
+						// This process's own run gave up before it arrived: waiting would be for nobody.
+						throw new Failure(Failures.factory().timeout("Mesh bootstrap of job '" + job()
+								+ "' failed before " + this.self.who() + " arrived: " + mark.who() + " of this run (run "
+								+ this.self.run() + ") gave up for every process. Its reason: " + mark.reason()
+								+ ". Restart the run, every process of it"), false);
+					}
 					if (this.latestAbort == null || mark.written().isAfter(this.latestAbort.written())) {
 						this.latestAbort = mark;
 					}
@@ -276,6 +294,19 @@ final class Leftovers {
 		// A live record of this index, in a run still meeting: both claims give up.
 		if (rival != null) {
 			throw new Failure(this.agreement.duplicate(rival, this.self, true), true);
+		}
+		if (!deadPeers.isEmpty() || (!leftovers.isEmpty() && anyLive != null)) {
+			// A run still meeting here (live records, or the launcher's word that the gone one is of this
+			// run): a process of it died. Never "remove the directory": its live processes use it.
+			throw new Failure(Failures.factory().timeout("Mesh bootstrap of job '" + job() + "' failed: "
+					+ (deadPeers.isEmpty()
+							? Messages.listed(leftovers) + ", while processes of a run still meeting are there (such as "
+									+ anyLive.who() + "): a process of this run died, or an earlier run left the file"
+							: Messages.listed(deadPeers) + " of this run (run " + this.self.run() + ") died before every "
+									+ "process joined")
+					+ ". A run whose process died cannot go on: restart the run, every process of it. " + this.self.who()
+					+ " gave up and told the others (they fail at once); the last one to give up removes the job "
+					+ "directory"), true, dead);
 		}
 		if (!leftovers.isEmpty()) {
 			throw new Failure(Failures.factory().invalidArgument("Mesh job '" + job() + "' in "

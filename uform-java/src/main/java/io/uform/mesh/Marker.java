@@ -13,9 +13,10 @@ import java.util.Properties;
  * @param count its writer's count
  * @param status an abort's status, else {@code null}
  * @param reason an abort's message, else {@code null}
+ * @param run its writer's run token ({@link ThisProcess#RUN}); empty where none
  */
 record Marker(int index, String incarnation, String host, long pid, Instant written, int count, String status,
-		String reason) {
+		String reason, String run) {
 
 	/**
 	 * Who wrote the marker, as messages name a process.
@@ -23,6 +24,11 @@ record Marker(int index, String incarnation, String host, long pid, Instant writ
 	 */
 	String who() {
 		return "index " + this.index + " (host " + this.host + ", pid " + this.pid + ")";
+	}
+
+	/** Whether its writer was of the run {@code self} is of, as the launcher says (never where it says nothing). */
+	boolean sameRun(MemberRecord self) {
+		return !self.run().isEmpty() && self.run().equals(this.run);
 	}
 
 	/**
@@ -43,6 +49,7 @@ record Marker(int index, String incarnation, String host, long pid, Instant writ
 		properties.setProperty("marker.host", writer.host());
 		properties.setProperty("marker.pid", Long.toString(writer.pid()));
 		properties.setProperty("marker.written", MemberRecord.epochNanos(Instant.now()));
+		properties.setProperty("marker.run", writer.run());
 		if (status != null) {
 			properties.setProperty("marker.status", status);
 			properties.setProperty("marker.reason", reason);
@@ -62,6 +69,7 @@ record Marker(int index, String incarnation, String host, long pid, Instant writ
 				MemberRecord.text(properties, "marker.incarnation"), MemberRecord.text(properties, "marker.host"),
 				MemberRecord.number(properties, "marker.pid"),
 				MemberRecord.instant(properties, "marker.written"), MemberRecord.integer(properties, "marker.count"),
-				properties.getProperty("marker.status"), properties.getProperty("marker.reason"));
+				properties.getProperty("marker.status"), properties.getProperty("marker.reason"),
+				properties.getProperty("marker.run", ""));
 	}
 }

@@ -38,6 +38,8 @@ import java.util.TreeSet;
  * member.bootstrapStarted=1764709675002000000  # when its bootstrap call began (wall clock)
  * member.timeout=PT2M
  * member.written=1764709675003000000
+ * member.run=slurm:4242.0.0              # the launcher's run token (ThisProcess.RUN); empty where none
+ * member.livenessTimeout=PT10S           # how long its heartbeat may stand still before it counts as dead
  * device.count=1
  * device.0.vendor=NVIDIA
  * device.0.name=NVIDIA H100 80GB HBM3
@@ -62,10 +64,24 @@ import java.util.TreeSet;
  * @param timeout the writer's timeout
  * @param written when the record was written
  * @param devices the writer's GPUs, in its executor's order
+ * @param run the launcher's token of the writer's run; empty where none
+ * @param livenessTimeout how long the writer's heartbeat may stand still before it counts as dead
  */
 public record MemberRecord(int protocol, String job, int index, int count, int gpusPerMultimemDomain,
 		boolean gpusDerived, String incarnation, String host, String hostKey, long pid, Instant processStarted,
-		Instant bootstrapStarted, Duration timeout, Instant written, List<MemberDevice> devices) {
+		Instant bootstrapStarted, Duration timeout, Instant written, List<MemberDevice> devices, String run,
+		Duration livenessTimeout) {
+
+	/** The default liveness timeout, where a record is made without one. */
+	public static final Duration DEFAULT_LIVENESS_TIMEOUT = Duration.ofSeconds(10);
+
+	/** A record with no run token and the default liveness timeout. */
+	public MemberRecord(int protocol, String job, int index, int count, int gpusPerMultimemDomain,
+			boolean gpusDerived, String incarnation, String host, String hostKey, long pid, Instant processStarted,
+			Instant bootstrapStarted, Duration timeout, Instant written, List<MemberDevice> devices) {
+		this(protocol, job, index, count, gpusPerMultimemDomain, gpusDerived, incarnation, host, hostKey, pid,
+				processStarted, bootstrapStarted, timeout, written, devices, "", DEFAULT_LIVENESS_TIMEOUT);
+	}
 
 	/**
 	 * One GPU as a member record lists it.
@@ -98,6 +114,8 @@ public record MemberRecord(int protocol, String job, int index, int count, int g
 		Objects.requireNonNull(timeout, "timeout");
 		Objects.requireNonNull(written, "written");
 		devices = List.copyOf(devices);
+		run = Objects.requireNonNullElse(run, "");
+		livenessTimeout = Objects.requireNonNullElse(livenessTimeout, DEFAULT_LIVENESS_TIMEOUT);
 	}
 
 	/**
@@ -108,7 +126,7 @@ public record MemberRecord(int protocol, String job, int index, int count, int g
 	MemberRecord writtenAt(Instant when) {
 		return new MemberRecord(this.protocol, this.job, this.index, this.count, this.gpusPerMultimemDomain,
 				this.gpusDerived, this.incarnation, this.host, this.hostKey, this.pid, this.processStarted,
-				this.bootstrapStarted, this.timeout, when, this.devices);
+				this.bootstrapStarted, this.timeout, when, this.devices, this.run, this.livenessTimeout);
 	}
 
 	/**
@@ -139,6 +157,8 @@ public record MemberRecord(int protocol, String job, int index, int count, int g
 		properties.setProperty("member.bootstrapStarted", epochNanos(this.bootstrapStarted));
 		properties.setProperty("member.timeout", this.timeout.toString());
 		properties.setProperty("member.written", epochNanos(this.written));
+		properties.setProperty("member.run", this.run);
+		properties.setProperty("member.livenessTimeout", this.livenessTimeout.toString());
 		properties.setProperty("device.count", Integer.toString(this.devices.size()));
 		for (int i = 0; i < this.devices.size(); i++) {
 			MemberDevice device = this.devices.get(i);
@@ -186,7 +206,9 @@ public record MemberRecord(int protocol, String job, int index, int count, int g
 				text(properties, "member.incarnation"), text(properties, "member.host"), text(properties, "member.hostKey"),
 				number(properties, "member.pid"), processStarted.isEmpty() ? null : instant(properties, "member.processStarted"),
 				instant(properties, "member.bootstrapStarted"), duration(properties, "member.timeout"),
-				instant(properties, "member.written"), devices);
+				instant(properties, "member.written"), devices, properties.getProperty("member.run", ""),
+				properties.containsKey("member.livenessTimeout") ? duration(properties, "member.livenessTimeout")
+						: DEFAULT_LIVENESS_TIMEOUT);
 	}
 
 	/**

@@ -31,7 +31,34 @@ final class ThisProcess {
 	/** When this process started; {@code null} where the platform does not say. */
 	static final Instant STARTED = ProcessHandle.current().info().startInstant().orElse(null);
 
+	/**
+	 * What the launcher says identifies this run of the job, the same in every process of the run and
+	 * different in the next: {@code UFORM_MESH_RUN} where set, else Slurm's job, step and restart count
+	 * ({@code slurm:<SLURM_JOB_ID>.<SLURM_STEP_ID>.<SLURM_RESTART_COUNT>}), else torchrun's run id and
+	 * restart count ({@code torchelastic:<TORCHELASTIC_RUN_ID>.<TORCHELASTIC_RESTART_COUNT>}); empty
+	 * where no launcher says. It tells a dead peer of this run from a record an earlier run left.
+	 */
+	static final String RUN = runToken(System.getenv());
+
 	private ThisProcess() {
+	}
+
+	/** {@link #RUN} from an environment. */
+	static String runToken(java.util.Map<String, String> env) {
+		String given = env.get("UFORM_MESH_RUN");
+		if (given != null && !given.isBlank()) {
+			return given.trim();
+		}
+		String job = env.get("SLURM_JOB_ID");
+		if (job != null && !job.isBlank()) {
+			return "slurm:" + job.trim() + "." + env.getOrDefault("SLURM_STEP_ID", "").trim() + "."
+					+ env.getOrDefault("SLURM_RESTART_COUNT", "0").trim();
+		}
+		String torch = env.get("TORCHELASTIC_RUN_ID");
+		if (torch != null && !torch.isBlank()) {
+			return "torchelastic:" + torch.trim() + "." + env.getOrDefault("TORCHELASTIC_RESTART_COUNT", "0").trim();
+		}
+		return "";
 	}
 
 	private static String hostName() {

@@ -25,6 +25,15 @@
  * <tr><td>{@code abort-<incarnation>.properties}</td><td>a process that gives up the bootstrap for
  *     everyone</td><td>who, the status and the reason</td><td>with the directory: by the last process
  *     of a failed run to give up, or by the last one out of the next run</td></tr>
+ * <tr><td>{@code alive-<i>.properties}</td><td>process {@code i}, every refresh from its record's first
+ *     write until it leaves or gives up, rewritten in place</td><td>its incarnation and a beat counter</td>
+ *     <td>by its writer when it leaves or gives up; a dead one's by the process that found it dead (during
+ *     the join) or with the directory</td></tr>
+ * <tr><td>{@code dead-<i>.properties}</td><td>a process of a joined run that found process {@code i}
+ *     dead</td><td>the dead one's index, incarnation, host, pid, who found it and why</td><td>with the
+ *     directory; it stands for the {@code left-<i>} the dead one never writes</td></tr>
+ * <tr><td>{@code broken.properties}</td><td>the first process of a joined run to find one dead, claimed
+ *     with {@code link(2)} (first finder wins)</td><td>as {@code dead-<i>}</td><td>with the directory</td></tr>
  * </table>
  * Every file names the protocol version ({@link io.uform.mesh.FileRendezvous#PROTOCOL}); a record of
  * another version is a disagreement, checked before the record is parsed, so that the message names
@@ -61,7 +70,8 @@
  * <h2>Failures: all or nothing</h2>
  * Within the timeout every process joins or every process fails; a failing process removes its own
  * {@code member} and {@code ready} files (only while they carry its incarnation). A process that finds
- * a disagreement, a second claim of its index, runs out of time, is interrupted or exits also writes
+ * a disagreement, a second claim of its index, a peer dead (<em>Liveness</em>), runs out of time, is
+ * interrupted or exits also writes
  * {@code abort-<incarnation>} with its status and message; every other process polling sees it and
  * fails at once with that status, naming who gave up and why. So two processes claiming index
  * {@code i} both fail naming both pids: the second sees the first's record at its first look, or its
@@ -71,7 +81,8 @@
  * every {@code ready} but one is there fails, while a peer that saw that last {@code ready} a moment
  * before may have returned; no file protocol without a coordinator closes that window.
  *
- * <p>A failed run leaves nothing behind: a process that gives up, having removed its files, removes the
+ * <p>A failed run without a run token leaves nothing behind (one with a token leaves its abort files:
+ * see <em>Stale records</em>): a process that gives up, having removed its files, removes the
  * job directory when it holds nothing but abort files and no record of a peer it read is there when
  * looked up by name (a listing may lag); the abort files are there only to tell processes still
  * waiting, and a process that arrives later ignores them. So the last of the run to give up takes the
@@ -84,6 +95,62 @@
  * link away and empty the directory it names; and another host may resolve it elsewhere), and one that
  * is a file is reported as such. The mesh directory may be a link, or lie under one.
  *
+ * <h2>Liveness</h2>
+ * A process that died (SIGKILL, a crash, the OOM killer, a host that went down) writes nothing more, so
+ * every process proves its life and a few others watch it ({@code Liveness}, one daemon thread per
+ * process, from the first write of its record until it leaves or gives up):
+ * <ol>
+ * <li>Every <em>refresh</em> (a tenth of the liveness timeout, from 10 ms to 1 s; 1 s by default) a
+ *     process rewrites {@code alive-<i>} <em>in place</em> with its incarnation and the next value of a
+ *     counter. In place rather than renamed: NFS's close-to-open consistency makes a reader that opens
+ *     the same file see what its writer wrote before closing it, while a renamed file may be found by a
+ *     name an NFS client still resolves to the old one.</li>
+ * <li>Every refresh it opens and reads the {@code alive} files of the {@link io.uform.mesh.Liveness#WATCHED}
+ *     (two) processes after it round the ring of indices whose records it has read, skipping those that
+ *     left or died. It judges by content only: a beat whose text changed is life, and the time it stood
+ *     still is measured by the reader's monotonic clock ({@code System.nanoTime}). No modification time,
+ *     no listing, and no clock of another host is read, so skew between hosts does not matter.</li>
+ * <li>A watched process whose beat stood still for more than the liveness timeout (the longer of the
+ *     reader's and the writer's, each in its record) is dead, unless a {@code left-<i>} of its incarnation
+ *     is there (a clean leave is no death: watching moves on to the next index).</li>
+ * <li>Before the run joined, the finder gives up the join for everyone (its {@code abort} file names the
+ *     dead process: index, host, pid, and that the run must be restarted), and removes the dead process's
+ *     {@code member}, {@code ready} and {@code alive} files (only while they carry its incarnation), so
+ *     the last process to give up still removes the directory. After the join it writes
+ *     {@code dead-<i>} and claims {@code broken.properties}; every process reads that one name every
+ *     refresh, so the death reaches all in a refresh whoever found it, and each one's mesh is broken
+ *     ({@code FileRendezvous#death}).</li>
+ * <li>A process that sees its own beats apart by more than the liveness timeout (it was paused by
+ *     SIGSTOP, a long GC pause, swapping, or its writes hung) counts itself <em>expelled</em>: its peers
+ *     count it dead, whether or not their word can still be read (they may have left, directory and
+ *     all). So does one that reads {@code broken.properties} naming its own incarnation. It beats no more.</li>
+ * </ol>
+ * Cost on the shared directory, per process and refresh, whatever the count: one write of its
+ * {@code alive} file (open, truncate, write, close) and three opens and reads ({@code broken.properties},
+ * mostly absent, and two {@code alive} files): at the default refresh, about 1 write and 3 reads a
+ * second. A death goes unnoticed only where both its watchers die too; a process whose watchers died
+ * first is watched by the next live ones once they are found dead.
+ * <table>
+ * <caption>Invariants of liveness</caption>
+ * <tr><th>invariant</th><th>why it holds</th></tr>
+ * <tr><td>a live process is never found dead while it beats at least once per timeout</td><td>its beat
+ *     changes the content; the reader measures "still" from the last change it read, on its own clock, and
+ *     the refresh is a tenth of the timeout</td></tr>
+ * <tr><td>a dead process of a joined run is found within timeout + 2 refreshes by each live watcher</td>
+ *     <td>watchers read every refresh; the dead one's content no longer changes</td></tr>
+ * <tr><td>every live process learns of a death one refresh after it is claimed</td><td>all read
+ *     {@code broken.properties} every refresh; the claim is a {@code link(2)}, which never replaces a
+ *     file, so its content is the first finder's</td></tr>
+ * <tr><td>a process found dead that resumes learns it was expelled and never takes part again</td>
+ *     <td>the gap in its own beats exceeds the timeout that its watchers judged by; it stops beating and
+ *     its mesh calls fail</td></tr>
+ * <tr><td>a clean leave is no death</td><td>{@code left-<i>} is written as the beat stops, and
+ *     watchers look for it before they call a still beat a death</td></tr>
+ * <tr><td>the last one out removes the directory after a death</td><td>{@code dead-<i>} carries the dead
+ *     one's incarnation and stands for its {@code left-<i>} in the last-one-out check and at the next run's
+ *     first look</td></tr>
+ * </table>
+ *
  * <h2>Stale records</h2>
  * A record found at the first look is left by an earlier run, for sure, when:
  * <ul>
@@ -95,7 +162,18 @@
  *     before this process began: a live peer never waits longer than its timeout. Not when it comes from
  *     this host and its process runs, for sure (pid and start time match): that is a live run.</li>
  * </ul>
- * {@code left-*} files found at the first look are an earlier run's, and so is a {@code ready-<j>}
+ * A stale record is not always an earlier run's: where the launcher gives a <em>run token</em> (Slurm's
+ * job, step and restart count, torchrun's run id and restart count, or {@code UFORM_MESH_RUN}; carried in
+ * every record and marker) and the stale record carries this process's, it is a peer of this run that
+ * died; and where live records of a run still meeting are beside it, it is (most likely) one too. Either
+ * way the late process gives up for everyone (an abort file, so the waiting processes fail at once
+ * naming it), says the run must be restarted, and never tells anyone to remove the directory, which live
+ * processes use. An abort file of this process's own run token found at the first look means its run
+ * gave up already: it fails at once with that abort's reason. For that, a run with a token leaves its
+ * abort files when it fails (the next run of the job, another token, ignores them and its last one out
+ * removes them); a run without one removes its directory as below.
+ *
+ * <p>{@code left-*} files found at the first look are an earlier run's, and so is a {@code ready-<j>}
  * unless {@code member-<j>} of the same incarnation is there and not stale: that is a run that joined
  * (or is joining) without this process, which then fails alone, having written nothing; never with
  * "remove the directory", which would stop a live run. The age rule compares wall clocks across hosts:
@@ -105,7 +183,8 @@
  * (NTP); skew far below the timeout is harmless.
  *
  * <h2>Leave</h2>
- * Leaving writes {@code left-<i>}, removes {@code member-<i>}, and the last one out renames the
+ * Leaving stops the beat, writes {@code left-<i>}, removes {@code member-<i>} and {@code alive-<i>}, and
+ * the last one out (every index has a {@code left} or a {@code dead} file of its incarnation) renames the
  * directory to {@code .<job>.removed-<incarnation>} beside it and deletes that
  * ({@code DirectoryRemoval}). The rename comes first so that a new run of the job that starts
  * meanwhile writes into a fresh directory.

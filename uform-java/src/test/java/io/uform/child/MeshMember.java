@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.uform.Executor;
 import io.uform.Mesh;
@@ -17,9 +19,12 @@ import io.uform.UformException;
  * description on one line, stays a while if asked, frees the mesh and the executor, and exits.
  *
  * <p>Arguments, {@code key=value}: {@code index}, {@code count}, {@code gpus} (per multimem domain),
- * {@code dir}, {@code job}, {@code timeoutMs}, {@code holdMs} (how long to stay after joining).
- * Prints {@code MEMBER pid=…} first, then {@code MESH index=… count=… …} and exits 0, or
- * {@code FAILED status=… afterMs=… message=…} and exits 3.
+ * {@code dir}, {@code job}, {@code timeoutMs}, {@code livenessMs}, {@code holdMs} (how long to stay
+ * after joining; a broken mesh ends the stay early).
+ * Prints {@code MEMBER pid=…} first, then {@code MESH index=… count=… …}, {@code BROKEN state=… dead=…}
+ * when the mesh breaks while it stays, {@code LIVENESS state=…} once the stay ends (and
+ * {@code DESCRIBE FAILED status=… message=…} when the mesh refuses to describe itself then), and exits 0;
+ * or {@code FAILED status=… afterMs=… message=…} and exits 3.
  */
 public final class MeshMember {
 
@@ -36,7 +41,9 @@ public final class MeshMember {
 		System.out.flush();
 		MeshOptions options = new MeshOptions(integer(given, "index"), integer(given, "count"), integer(given, "gpus"),
 				given.containsKey("dir") ? Path.of(given.get("dir")) : null, given.get("job"),
-				given.containsKey("timeoutMs") ? Duration.ofMillis(Long.parseLong(given.get("timeoutMs"))) : null);
+				given.containsKey("timeoutMs") ? Duration.ofMillis(Long.parseLong(given.get("timeoutMs"))) : null)
+			.withLivenessTimeout(given.containsKey("livenessMs") ? Duration.ofMillis(Long.parseLong(given.get("livenessMs")))
+					: null);
 		Executor executor = Executor.forVram();
 		long start = System.nanoTime();
 		Mesh mesh;
@@ -57,7 +64,24 @@ public final class MeshMember {
 				+ shape.multimemDomains() + " tier=" + shape.multimemTier().label() + " job=" + shape.job() + " peers="
 				+ String.join(",", shape.peerHosts()));
 		System.out.flush();
-		Thread.sleep(Long.parseLong(given.getOrDefault("holdMs", "0")));
+		long joined = System.nanoTime();
+		CountDownLatch broken = new CountDownLatch(1);
+		mesh.onBroken((liveness) -> {
+			System.out.println("BROKEN state=" + liveness.state() + " dead=" + liveness.deadIndex() + " pid="
+					+ liveness.deadPid() + " afterJoinMs=" + (System.nanoTime() - joined) / 1_000_000 + " reason="
+					+ liveness.describe());
+			System.out.flush();
+			broken.countDown();
+		});
+		broken.await(Long.parseLong(given.getOrDefault("holdMs", "0")), TimeUnit.MILLISECONDS);
+		System.out.println("LIVENESS state=" + mesh.liveness().state());
+		try {
+			mesh.describe();
+		}
+		catch (UformException ex) {
+			System.out.println("DESCRIBE FAILED status=" + ex.status() + " message=" + ex.getMessage());
+		}
+		System.out.flush();
 		if (Boolean.parseBoolean(given.getOrDefault("exitWithoutFree", "false"))) {
 			// As an application that forgets free(): the JVM's exit must still leave the mesh.
 			System.out.println("EXITING");

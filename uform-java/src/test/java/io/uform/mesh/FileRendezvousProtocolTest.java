@@ -90,14 +90,14 @@ class FileRendezvousProtocolTest {
 				+ "\nmember.index=1\nmember.job=one\nmember.pid=" + peer.pid() + "\nmember.processStarted=" + started
 				+ "\nmember.timeout=PT1M\nmember.written=" + peer.written() + "\nuform.mesh.protocol=1\n",
 				StandardCharsets.ISO_8859_1);
-		assertThat(FileRendezvous.PROTOCOL).isEqualTo(2);
+		assertThat(FileRendezvous.PROTOCOL).isEqualTo(3);
 		MemberRecord self = FileRendezvous.announce("one", 0, 2, 1, false, Duration.ofSeconds(3), List.of());
 
 		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
 			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
 			.hasMessageContaining("disagree on the mesh protocol")
 			.hasMessageContaining("member-1.properties speaks protocol 1, index 0 (host " + self.host() + ", pid "
-					+ self.pid() + ") speaks 2")
+					+ self.pid() + ") speaks " + FileRendezvous.PROTOCOL)
 			.hasMessageNotContaining("cannot be read")
 			.hasMessageNotContaining("holds files left by an earlier run");
 	}

@@ -5,6 +5,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -80,7 +81,9 @@ class UformMeshConfiguration {
 	@Bean
 	@ConditionalOnBean(name = UformAutoConfiguration.MESH_BEAN_NAME)
 	@ConditionalOnMissingBean(name = "uformMeshLifecycle")
-	UformMeshLifecycle uformMeshLifecycle(@Qualifier(UformAutoConfiguration.MESH_BEAN_NAME) Mesh mesh) {
-		return new UformMeshLifecycle(UformAutoConfiguration.MESH_BEAN_NAME, mesh);
+	UformMeshLifecycle uformMeshLifecycle(@Qualifier(UformAutoConfiguration.MESH_BEAN_NAME) Mesh mesh,
+			UformProperties properties, ConfigurableApplicationContext context) {
+		return new UformMeshLifecycle(UformAutoConfiguration.MESH_BEAN_NAME, mesh, context,
+				properties.getMesh().isCloseContextWhenBroken());
 	}
 }

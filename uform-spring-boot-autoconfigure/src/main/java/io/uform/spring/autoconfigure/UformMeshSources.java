@@ -80,6 +80,8 @@ public final class UformMeshSources {
 				explicit.gpusPerMultimemDomain(), options.gpusPerMultimemDomain(), null, launch, "unset: this host's GPUs"));
 		origins.put("timeout", origin(environment, "uform.mesh.timeout", explicit.timeout(), options.timeout(), null,
 				launch, "unset: " + MeshOptions.DEFAULT_TIMEOUT.toSeconds() + "s"));
+		origins.put("livenessTimeout", origin(environment, "uform.mesh.liveness-timeout", explicit.livenessTimeout(),
+				options.livenessTimeout(), null, launch, "unset: " + MeshOptions.DEFAULT_LIVENESS_TIMEOUT.toSeconds() + "s"));
 		return new UformMeshSources(options, launch, origins);
 	}
 
@@ -89,7 +91,8 @@ public final class UformMeshSources {
 		// Path.of(""), the working directory, where each host would wait alone for the whole timeout.
 		String directory = mesh.getDirectory();
 		return new MeshOptions(mesh.getHostDomainIndex(), mesh.getHostDomainCount(), mesh.getGpusPerMultimemDomain(),
-				StringUtils.hasText(directory) ? Path.of(directory) : null, mesh.getJob(), mesh.getTimeout());
+				StringUtils.hasText(directory) ? Path.of(directory) : null, mesh.getJob(), mesh.getTimeout())
+			.withLivenessTimeout(mesh.getLivenessTimeout());
 	}
 
 	/**
@@ -163,6 +166,7 @@ public final class UformMeshSources {
 		changedInCode(origins, "gpusPerMultimemDomain", this.options.gpusPerMultimemDomain(),
 				effective.gpusPerMultimemDomain());
 		changedInCode(origins, "timeout", this.options.timeout(), effective.timeout());
+		changedInCode(origins, "livenessTimeout", this.options.livenessTimeout(), effective.livenessTimeout());
 		return origins;
 	}
 

@@ -362,6 +362,21 @@ public class UformProperties implements Validator {
 		@DurationUnit(ChronoUnit.SECONDS)
 		private @Nullable Duration timeout;
 
+		/**
+		 * How long a process's proof of life (a heartbeat in the mesh directory, refreshed every tenth of
+		 * it, at most every second) may stand still before the others count it dead: the join fails, a
+		 * joined mesh breaks. At least 100ms. A number without a unit is seconds. Unset takes 10s.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private @Nullable Duration livenessTimeout;
+
+		/**
+		 * Whether to close the application context when the mesh breaks (a process of the run died, or
+		 * this one was expelled). Off: the uform health goes DOWN and a UformMeshBrokenEvent is published,
+		 * and the application decides (a service may still answer what needs no mesh).
+		 */
+		private boolean closeContextWhenBroken;
+
 		public MeshLauncher getLauncher() {
 			return this.launcher;
 		}
@@ -424,6 +439,26 @@ public class UformProperties implements Validator {
 				throw new IllegalArgumentException("must be positive, e.g. 120s, or unset for the default (120s)");
 			}
 			this.timeout = timeout;
+		}
+
+		public @Nullable Duration getLivenessTimeout() {
+			return this.livenessTimeout;
+		}
+
+		public void setLivenessTimeout(@Nullable Duration livenessTimeout) {
+			if (livenessTimeout != null && livenessTimeout.toMillis() < 100) {
+				throw new IllegalArgumentException("must be at least 100ms (a process proves its life ten times in it), "
+						+ "e.g. 10s, or unset for the default (10s)");
+			}
+			this.livenessTimeout = livenessTimeout;
+		}
+
+		public boolean isCloseContextWhenBroken() {
+			return this.closeContextWhenBroken;
+		}
+
+		public void setCloseContextWhenBroken(boolean closeContextWhenBroken) {
+			this.closeContextWhenBroken = closeContextWhenBroken;
 		}
 
 		/** What the mesh's properties must hold together, whatever the machine. */

@@ -25,6 +25,7 @@ import io.uform.GpuReadings;
 import io.uform.GpuVendor;
 import io.uform.Mesh;
 import io.uform.MeshDescription;
+import io.uform.MeshLiveness;
 import io.uform.MeshOptions;
 import io.uform.Mood;
 import io.uform.ScratchStatistics;
@@ -72,6 +73,12 @@ public class UformEndpoint {
 	/** {@link MeshDescriptor#state()} of a mesh that was freed (this process left the run). */
 	public static final String MESH_FREED = "freed";
 
+	/** {@link MeshDescriptor#state()} of a mesh one of whose processes died: the run cannot go on. */
+	public static final String MESH_BROKEN = "broken";
+
+	/** {@link MeshDescriptor#state()} of a mesh whose other processes declared this one dead. */
+	public static final String MESH_EXPELLED = "expelled";
+
 	private final ListableBeanFactory beans;
 
 	private final Supplier<List<GpuDevice>> devices;
@@ -118,7 +125,8 @@ public class UformEndpoint {
 	@ReadOperation
 	// Declared as Object, so Boot's hints for read operations (their declared return types) miss what it
 	// returns: Jackson serialises these reflectively, in a native image too.
-	@RegisterReflectionForBinding({ DevicesDescriptor.class, CapabilitiesDescriptor.class, MeshDescriptor.class })
+	@RegisterReflectionForBinding({ DevicesDescriptor.class, CapabilitiesDescriptor.class, MeshDescriptor.class,
+			DeadDescriptor.class })
 	public @Nullable Object part(@Selector String part) {
 		return switch (part) {
 			case DEVICES -> new DevicesDescriptor(devices(this.devices.get()));
@@ -387,14 +395,18 @@ public class UformEndpoint {
 	 * @param origins where each option the mesh was made from came from (a property and where it was
 	 *        set, a launcher's variable, or unset), by {@code MeshOptions} field, after {@code launcher};
 	 *        left out for a mesh bean the starter did not make
+	 * @param dead the process that died ({@value UformEndpoint#MESH_BROKEN}) or this one
+	 *        ({@value UformEndpoint#MESH_EXPELLED}); left out otherwise
 	 */
 	public record MeshDescriptor(String bean, String state, @Nullable Integer hostDomainIndex,
 			@Nullable Integer hostDomainCount, @Nullable Integer gpusPerHost, @Nullable Integer gpusPerMultimemDomain,
 			@Nullable Integer multimemDomains, @Nullable String multimemTier, @Nullable String job,
 			@Nullable List<Integer> devices, @Nullable List<String> peerHosts,
-			@Nullable Map<String, String> origins) implements OperationResponseBody {
+			@Nullable Map<String, String> origins, @Nullable DeadDescriptor dead) implements OperationResponseBody {
 
 		static MeshDescriptor of(String bean, Mesh mesh, List<GpuDevice> listed, @Nullable Map<String, String> origins) {
+			MeshLiveness liveness = mesh.liveness();
+			DeadDescriptor dead = DeadDescriptor.of(liveness);
 			MeshDescription description;
 			try {
 				description = mesh.describe();
@@ -403,12 +415,42 @@ public class UformEndpoint {
 				if (ex.status() != UformException.Status.FREED) {
 					throw ex;
 				}
-				return new MeshDescriptor(bean, MESH_FREED, null, null, null, null, null, null, null, null, null, null);
+				return new MeshDescriptor(bean, state(liveness), null, null, null, null, null, null, null, null, null, null,
+						dead);
 			}
 			List<Integer> ordinals = description.devices().stream().map(listed::indexOf).toList();
-			return new MeshDescriptor(bean, MESH_JOINED, description.hostDomainIndex(), description.hostDomainCount(),
-					description.gpusPerHost(), description.gpusPerMultimemDomain(), description.multimemDomains(),
-					description.multimemTier().label(), description.job(), ordinals, description.peerHosts(), origins);
+			return new MeshDescriptor(bean, state(liveness), description.hostDomainIndex(),
+					description.hostDomainCount(), description.gpusPerHost(), description.gpusPerMultimemDomain(),
+					description.multimemDomains(), description.multimemTier().label(), description.job(), ordinals,
+					description.peerHosts(), origins, dead);
+		}
+
+		/** The state as the endpoint and the health name it. */
+		public static String state(MeshLiveness liveness) {
+			return switch (liveness.state()) {
+				case JOINED -> MESH_JOINED;
+				case BROKEN -> MESH_BROKEN;
+				case EXPELLED -> MESH_EXPELLED;
+				case FREED -> MESH_FREED;
+			};
+		}
+	}
+
+	/**
+	 * The process whose death broke the mesh.
+	 * @param index its index in the run
+	 * @param host its host
+	 * @param pid its pid
+	 * @param reason why it counts as dead, and who found it
+	 */
+	public record DeadDescriptor(int index, String host, long pid, String reason) {
+
+		static @Nullable DeadDescriptor of(MeshLiveness liveness) {
+			if (liveness.deadIndex() == null || liveness.deadHost() == null || liveness.deadPid() == null
+					|| liveness.reason() == null) {
+				return null;
+			}
+			return new DeadDescriptor(liveness.deadIndex(), liveness.deadHost(), liveness.deadPid(), liveness.reason());
 		}
 	}
 }

@@ -20,6 +20,7 @@ import io.uform.ExecutorStatistics;
 import io.uform.GpuDevice;
 import io.uform.GpuReadings;
 import io.uform.Mesh;
+import io.uform.MeshLiveness;
 import io.uform.Uform;
 import io.uform.UformException;
 
@@ -36,13 +37,16 @@ import io.uform.UformException;
  * context has not begun closing or stopping: someone called {@code free()} or
  * {@code refuseDeferred()} on it, and it serves no more deferred calls until the application restarts); a device
  * an executor holds is no longer listed at its ordinal, or reading it ({@link Uform#gpuReadings(int)})
- * fails; the mesh was freed while the application runs.</li>
+ * fails; the mesh was freed while the application runs; the mesh is broken (a process of the run died)
+ * or this process was expelled from it (the reason names the dead process and says the run must be
+ * restarted; DOWN even while the context closes).</li>
  * <li><b>OUT_OF_SERVICE</b>, with a {@code reason}: the context is closing (or was stopped) and has
  * already closed an executor to new deferred calls, freed one, or left the mesh, as it does on
  * purpose.</li>
  * </ul>
  * Details: {@code executors} (bean name → state), {@code devices} (how many GPUs this process sees)
- * and, where a mesh bean exists, {@code mesh} (bean name → {@code joined} or {@code freed}).
+ * and, where a mesh bean exists, {@code mesh} (bean name → {@code joined}, {@code broken},
+ * {@code expelled} or {@code freed}).
  *
  * <h2>What a lost GPU looks like</h2>
  * uform lists the GPUs once per process, so a device that falls off the bus stays listed; its live
@@ -87,8 +91,8 @@ public class UformHealthIndicator extends AbstractHealthIndicator {
 		Map<String, Executor> executorBeans = UformFacts.executors(this.context);
 		Map<String, ExecutorStatistics> snapshots = new LinkedHashMap<>();
 		executorBeans.forEach((name, executor) -> snapshots.put(name, executor.statistics()));
-		Map<String, Boolean> meshBeans = new LinkedHashMap<>();
-		UformFacts.meshes(this.context).forEach((name, mesh) -> meshBeans.put(name, joined(mesh)));
+		Map<String, MeshLiveness> meshBeans = new LinkedHashMap<>();
+		UformFacts.meshes(this.context).forEach((name, mesh) -> meshBeans.put(name, mesh.liveness()));
 		// Read after the states, never before: a close is marked closed before it stops or frees anything,
 		// so what was seen freed above because the context closes is seen closing here. Read first, a close
 		// that began between the two reads would turn its own, planned, free into a DOWN.
@@ -125,9 +129,15 @@ public class UformHealthIndicator extends AbstractHealthIndicator {
 			checkDevices(name, executorBeans.get(name), statistics, listed, faults);
 		});
 		Map<String, String> meshes = new LinkedHashMap<>();
-		meshBeans.forEach((name, joined) -> {
-			meshes.put(name, joined ? UformEndpoint.MESH_JOINED : UformEndpoint.MESH_FREED);
-			if (!joined) {
+		meshBeans.forEach((name, liveness) -> {
+			meshes.put(name, UformEndpoint.MeshDescriptor.state(liveness));
+			if (liveness.state() == MeshLiveness.State.BROKEN || liveness.state() == MeshLiveness.State.EXPELLED) {
+				// A fault even while the context closes: the run needs restarting, whoever stops this process.
+				faults.add("mesh '" + name + "' is " + UformEndpoint.MeshDescriptor.state(liveness) + ": "
+						+ liveness.describe() + "; the run must be restarted");
+				return;
+			}
+			if (liveness.state() == MeshLiveness.State.FREED) {
 				if (windingDown) {
 					ended.add("mesh '" + name + "' left its run");
 				}
@@ -186,18 +196,5 @@ public class UformHealthIndicator extends AbstractHealthIndicator {
 
 	private static String describe(GpuDevice device) {
 		return device.name() + ((device.uuid() != null) ? ", " + device.uuid() : "");
-	}
-
-	private static boolean joined(Mesh mesh) {
-		try {
-			mesh.describe();
-			return true;
-		}
-		catch (UformException ex) {
-			if (ex.status() == UformException.Status.FREED) {
-				return false;
-			}
-			throw ex;
-		}
 	}
 }

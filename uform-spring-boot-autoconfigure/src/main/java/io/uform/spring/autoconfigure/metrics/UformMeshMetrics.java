@@ -3,6 +3,7 @@ package io.uform.spring.autoconfigure.metrics;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToIntFunction;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -12,13 +13,17 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 
 import io.uform.Mesh;
 import io.uform.MeshDescription;
+import io.uform.MeshLiveness;
 import io.uform.UformException;
 
 /**
  * Binds a {@link Mesh} to a registry, tagged {@code name} (the mesh's bean name):
  * {@code uform.mesh.hosts} (processes in the run, one per host), {@code uform.mesh.index} (this
  * process's index among them) and {@code uform.mesh.bootstrap} (a time gauge, seconds: how long
- * {@link Mesh#bootstrap} took, mostly the wait for the last process to arrive).
+ * {@link Mesh#bootstrap} took, mostly the wait for the last process to arrive) and
+ * {@code uform.mesh.deaths} (a counter: the deaths of processes of the run this process learned of,
+ * itself expelled included; the mesh breaks at the first, so it goes from 0 to 1 once, and a sum over
+ * the run's processes says how many saw it).
  *
  * <p>The gauges hold the mesh weakly and capture nothing else of it. After {@link Mesh#free()} the
  * mesh no longer describes itself, so {@code hosts} and {@code index} read {@code NaN}; the bootstrap
@@ -70,6 +75,15 @@ public final class UformMeshMetrics implements MeterBinder {
 			.tags(tags)
 			.description("Time this process spent joining the mesh, the wait for the other processes included")
 			.register(registry);
+		FunctionCounter.builder("uform.mesh.deaths", this.mesh, UformMeshMetrics::deaths)
+			.tags(tags)
+			.description("Deaths of the run's processes this process learned of (the mesh breaks at the first)")
+			.register(registry);
+	}
+
+	private static double deaths(Mesh mesh) {
+		MeshLiveness liveness = mesh.liveness();
+		return (liveness.deadIndex() != null) ? 1 : 0;
 	}
 
 	private static double described(Mesh mesh, ToIntFunction<MeshDescription> field) {
