@@ -16,9 +16,11 @@ import io.uform.sample.passages.Passage;
  * Semantic search over the passage index, and embedding on demand, both on the RAM executor: each
  * request is one deferred call (so requests queue in order within the executor's
  * {@code deferred-limit}, and a saturated service answers 503 rather than queueing forever) that
- * tokenizes and embeds texts across the executor's threads and, for a search, scans the passages'
- * embeddings for the nearest with the same fork-join scan as the vector engines. Searches waiting
- * together are embedded together ({@link QueryBatch}).
+ * embeds texts across the executor's threads and, for a search, scans the passages' embeddings for the
+ * nearest with the same fork-join scan as the vector engines. Searches waiting together are embedded
+ * together ({@link QueryBatch}). Bad input never reaches the executor: length, count and a token floor
+ * ({@link TokenFloor}) are checked first, then texts are tokenized on the request thread, and only
+ * texts that fit are deferred.
  */
 public final class TextSearch {
 
@@ -72,7 +74,8 @@ public final class TextSearch {
 		if (hits < 1 || hits > corpus.rows()) {
 			throw new BadSearchException("k must be between 1 and " + corpus.rows() + " (the passages indexed), was " + hits);
 		}
-		return this.queries.search(query, hits, corpus);
+		// On the request thread: the executor's threads only ever embed texts that fit.
+		return this.queries.search(fitting(this.embedder.model().tokenize(query), "query"), hits, corpus);
 	}
 
 	/**
@@ -97,20 +100,21 @@ public final class TextSearch {
 			}
 			checkLength(texts.get(i), "texts[" + i + "]");
 		}
+		// Every text is checked before any is tokenized, and tokenized here, on the request thread.
+		List<long[]> ids = new ArrayList<>(texts.size());
+		int[] tokens = new int[texts.size()];
+		long total = 0;
+		for (int i = 0; i < texts.size(); i++) {
+			ids.add(fitting(this.embedder.model().tokenize(texts.get(i)), "texts[" + i + "]"));
+			tokens[i] = ids.get(i).length;
+			total += tokens[i];
+		}
+		long allTokens = total;
 		return DeferredSearch.await(this.executor.defer(() -> {
 			long start = System.nanoTime();
-			long[][] ids = this.embedder.tokenize(texts);
-			List<long[]> fitting = new ArrayList<>(ids.length);
-			int[] tokens = new int[ids.length];
-			long total = 0;
-			for (int i = 0; i < ids.length; i++) {
-				fitting.add(fitting(ids[i], "texts[" + i + "]"));
-				tokens[i] = ids[i].length;
-				total += ids[i].length;
-			}
-			float[][] vectors = this.embedder.embed(fitting);
+			float[][] vectors = this.embedder.embed(ids);
 			long took = System.nanoTime() - start;
-			this.metrics.record("embed", texts.size(), total, took);
+			this.metrics.record("embed", texts.size(), allTokens, took);
 			return new Embeddings(vectors, tokens, took / 1_000);
 		}, this.slotWait));
 	}
@@ -137,6 +141,12 @@ public final class TextSearch {
 			throw new BadSearchException(what + " has " + text.length() + " characters; the model takes at most "
 					+ MiniLm.MAX_TOKENS + " tokens, and this service at most " + EmbeddingProperties.MAX_CHARS
 					+ " characters: shorten it, or split it into several");
+		}
+		int floor = TokenFloor.of(text);
+		if (floor > MiniLm.MAX_TOKENS) {
+			throw new BadSearchException(what + " has at least " + floor + " tokens (its words and punctuation marks, "
+					+ "[CLS] and [SEP]); the model takes at most " + MiniLm.MAX_TOKENS + ", and this service refuses "
+					+ "rather than cut a text silently: shorten it, or split it into several");
 		}
 	}
 
