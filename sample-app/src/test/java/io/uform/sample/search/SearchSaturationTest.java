@@ -103,16 +103,13 @@ class SearchSaturationTest {
 			for (int i = 0; i < 64; i++) {
 				texts.append((i > 0) ? ", " : "").append('"').append(words).append('"');
 			}
-			long start = System.nanoTime();
 			HttpResponse<String> embed = post("/embed", texts.append("]}").toString());
 			HttpResponse<String> search = get("/search?q=" + URLEncoder.encode(words, StandardCharsets.UTF_8));
-			long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-			// 400, not 503: it never waited for a slot (SearchService.SLOT_WAIT), let alone ran.
+			// 400, not 503 after a slot wait: it never asked for a slot (the count below), let alone ran.
 			assertThat(embed.statusCode()).as(embed.body()).isEqualTo(400);
 			assertThat(embed.body()).contains("texts[0] has at least 302 tokens");
 			assertThat(search.statusCode()).as(search.body()).isEqualTo(400);
 			assertThat(search.body()).contains("query has at least 302 tokens");
-			assertThat(tookMillis).isLessThan(SearchService.SLOT_WAIT.toMillis());
 		}
 		finally {
 			release.countDown();
