@@ -15,6 +15,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.EventListener;
 
 import io.uform.Executor;
+import io.uform.UformException;
 import io.uform.sample.embedding.EmbeddingMetrics;
 import io.uform.sample.embedding.ExecutorEmbedder;
 import io.uform.sample.embedding.MiniLm;
@@ -159,16 +160,23 @@ final class PassageIndexer implements SmartLifecycle {
 		}
 		catch (ExecutionException | RuntimeException ex) {
 			Throwable cause = (ex instanceof ExecutionException) ? ex.getCause() : ex;
-			if (this.stopping) {
-				// Interrupted while waiting for a slot, or the executor already freed: the application stops.
+			if (this.stopping || closing(cause)) {
+				// Interrupted while waiting for a slot, or the executor refusing calls (the context's close
+				// does that before this indexer is stopped) or freed: the application stops.
 				this.index.failed("stopped before it was complete");
-				logger.info("Indexing stopped at " + this.index.embedded() + " of " + total + " passages: " + cause);
+				logger.info("Indexing stopped at " + this.index.embedded() + " of " + total + " passages: the application stops");
 				return;
 			}
 			this.index.failed(String.valueOf(cause));
 			logger.error("Indexing failed at " + this.index.embedded() + " of " + total
 					+ " passages; readiness stays REFUSING_TRAFFIC", cause);
 		}
+	}
+
+	/** Whether the executor refused or dropped a batch because it is being freed or was interrupted. */
+	private static boolean closing(Throwable cause) {
+		return cause instanceof UformException uform
+				&& (uform.status() == UformException.Status.FREED || uform.status() == UformException.Status.INTERRUPTED);
 	}
 
 	/** One batch, in a deferred call: returns how many of its texts were cut to fit the model. */
