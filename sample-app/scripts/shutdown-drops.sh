@@ -26,4 +26,4 @@ done
 for _ in $(seq 1 60); do kill -0 $app 2>/dev/null || break; sleep 0.5; done
 wait $app 2>/dev/null && status=0 || status=$?
 echo "app exited with status $status; its shutdown log:"
-sed -n '/Commencing graceful shutdown/,$p' "$log" | cut -c1-220
+sed -n '/SIGTERM handler/,$p' "$log" | cut -c1-400
