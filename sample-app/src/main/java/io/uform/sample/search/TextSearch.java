@@ -93,19 +93,30 @@ public final class TextSearch {
 			throw new BadSearchException("too many texts: " + texts.size() + ", at most " + this.maxTexts
 					+ " per call (sample.embedding.max-texts); split them over several calls");
 		}
+		return embedEach(texts, "texts");
+	}
+
+	/**
+	 * Embeds texts already counted, sliced across the executor's threads.
+	 * @param texts from 1 to the configured maximum, each at most {@link MiniLm#MAX_TOKENS} tokens
+	 * @param field what the request calls them, for the refusal of one ({@code texts}, {@code input})
+	 * @return a unit vector per text, and each text's tokens
+	 * @throws BadSearchException naming the first text that is missing, empty or too long
+	 */
+	public Embeddings embedEach(List<String> texts, String field) {
 		for (int i = 0; i < texts.size(); i++) {
 			if (texts.get(i) == null || texts.get(i).isBlank()) {
-				throw new BadSearchException("texts[" + i + "] is " + ((texts.get(i) == null) ? "null" : "blank")
+				throw new BadSearchException(field + "[" + i + "] is " + ((texts.get(i) == null) ? "null" : "blank")
 						+ "; every text must have words");
 			}
-			checkLength(texts.get(i), "texts[" + i + "]");
+			checkLength(texts.get(i), field + "[" + i + "]");
 		}
 		// Every text is checked before any is tokenized, and tokenized here, on the request thread.
 		List<long[]> ids = new ArrayList<>(texts.size());
 		int[] tokens = new int[texts.size()];
 		long total = 0;
 		for (int i = 0; i < texts.size(); i++) {
-			ids.add(fitting(this.embedder.model().tokenize(texts.get(i)), "texts[" + i + "]"));
+			ids.add(fitting(this.embedder.model().tokenize(texts.get(i)), field + "[" + i + "]"));
 			tokens[i] = ids.get(i).length;
 			total += tokens[i];
 		}
