@@ -70,6 +70,11 @@ class SearchSaturationTest {
 			assertThat(refused.body()).contains("every search slot stayed taken for 1000 ms");
 			// It waited for a slot first (SearchService.SLOT_WAIT), then gave up.
 			assertThat(waitedMillis).isGreaterThanOrEqualTo(SearchService.SLOT_WAIT.toMillis());
+			// The OpenAI route says it in OpenAI's words, with a status its clients retry.
+			HttpResponse<String> openAi = post("/v1/embeddings", "{\"model\": \"all-minilm-l6-v2-q\", \"input\": \"x\"}");
+			assertThat(openAi.statusCode()).as(openAi.body()).isEqualTo(503);
+			assertThat(openAi.headers().firstValue("Retry-After")).hasValue("1");
+			assertThat(openAi.body()).contains("\"type\":\"server_error\"").contains("\"code\":\"overloaded\"");
 			// The parallel stream does not use the executor, so it still answers.
 			assertThat(get("/search/random?engine=parallel-stream").statusCode()).isEqualTo(200);
 		}
