@@ -5,7 +5,6 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanCreationException;
-import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.env.Environment;
@@ -69,12 +68,13 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 				|| cause.status() != UformException.Status.NO_DEVICE || this.environment == null) {
 			return "";
 		}
-		ConfigurationProperty enabled = ConfiguredProperties.find(this.environment, "uform.vram.enabled");
-		if (enabled == null) {
+		OnVramEnabledCondition.Setting enabled = OnVramEnabledCondition.Setting.of(this.environment);
+		if (enabled.value() != UformProperties.VramEnabled.TRUE || enabled.property() == null) {
 			return "";
 		}
-		return "uform.vram.enabled = " + shown(String.valueOf(enabled.getValue())) + ConfiguredProperties.setIn(enabled)
-				+ " asks for it on every machine, and uform found no device for it: ";
+		return "uform.vram.enabled = " + shown(String.valueOf(enabled.property().getValue()))
+				+ ConfiguredProperties.setIn(enabled.property()) + " asks for it on every machine, and uform found no "
+				+ "device for it: ";
 	}
 
 	private static String action(UformException cause, @Nullable String bean) {

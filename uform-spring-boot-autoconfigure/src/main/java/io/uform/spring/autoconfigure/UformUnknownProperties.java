@@ -43,8 +43,8 @@ import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.util.ClassUtils;
 
-import io.uform.gpu.SimulatedDevices;
-import io.uform.host.NearestNames;
+import io.uform.SimulatedGpus;
+import io.uform.Uform;
 
 /**
  * Logs a WARN for each {@code uform.*} key that binds to nothing, such as {@code uform.ram.thread}
@@ -80,7 +80,7 @@ import io.uform.host.NearestNames;
  * <p>It also warns of a text value that is none of the values its property's metadata hints list
  * ({@code cpu-class: intel-haswel}; see {@link UformValueHints}), so that a second typo in a file is
  * reported in the same start as the first. Every suggestion, of a key or a value, comes from
- * {@link NearestNames}, the rule uform's own messages use.
+ * {@link Uform#nearestNames}, the rule uform's own messages use.
  *
  * <p>Runs last among the post-processors, so keys any of them added are checked too; it only logs.
  */
@@ -141,7 +141,7 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 		for (String name : OTHER_SPRING_NAMES) {
 			known.add(shape(ConfigurationPropertyName.of(name)));
 		}
-		String jvmMemory = shape(ConfigurationPropertyName.of(SimulatedDevices.MEMORY_PROPERTY));
+		String jvmMemory = shape(ConfigurationPropertyName.of(SimulatedGpus.MEMORY_PROPERTY));
 		Map<String, List<Key>> unknown = new LinkedHashMap<>();
 		for (Key key : keys) {
 			String shape = shape(key.name);
@@ -356,7 +356,7 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 	}
 
 	/**
-	 * The candidates nearest a key's shape by uform's one did-you-mean rule ({@link NearestNames}),
+	 * The candidates nearest a key's shape by uform's one did-you-mean rule ({@link Uform#nearestNames}),
 	 * compared in Boot's uniform form, so that {@code cpuclas} is one edit from {@code cpu-class}.
 	 * @return the nearest, empty when none is near enough to be a typo
 	 */
@@ -369,7 +369,7 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 			}
 		}
 		List<String> nearest = new ArrayList<>();
-		for (String found : NearestNames.nearest(shape, byShape.keySet())) {
+		for (String found : Uform.nearestNames(shape, byShape.keySet())) {
 			nearest.add(byShape.get(found));
 		}
 		return nearest;
@@ -388,7 +388,7 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 		return "Unknown property '" + found.get(0).written + "' (set in " + String.join(" and in ", places)
 				+ ") binds to nothing and is ignored; "
 				+ (suggestions.isEmpty() ? "no uform property has a similar name."
-						: "did you mean " + NearestNames.either(quoted(suggestions)) + "?");
+						: "did you mean " + UformValueHints.either(quoted(suggestions)) + "?");
 	}
 
 	private static List<String> quoted(List<String> names) {

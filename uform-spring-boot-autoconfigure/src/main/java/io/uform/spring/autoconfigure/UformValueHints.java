@@ -17,7 +17,7 @@ import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepos
 import org.springframework.boot.configurationmetadata.ValueHint;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 
-import io.uform.host.NearestNames;
+import io.uform.Uform;
 
 /**
  * The values each of the starter's text properties takes, from the value hints of its own
@@ -101,8 +101,14 @@ final class UformValueHints {
 		if (takes == null || takes.contains(value)) {
 			return null;
 		}
-		List<String> near = NearestNames.nearest(value, takes);
+		List<String> near = Uform.nearestNames(value, takes);
 		return "none of the values it takes; " + (near.isEmpty() ? "it takes " + String.join(", ", takes)
-				: "did you mean " + NearestNames.either(near) + "?");
+				: "did you mean " + either(near) + "?");
+	}
+
+	/** Names joined as a person lists alternatives: {@code a}, {@code a or b}, {@code a, b or c}. */
+	static String either(List<String> names) {
+		int last = names.size() - 1;
+		return (last == 0) ? names.get(0) : String.join(", ", names.subList(0, last)) + " or " + names.get(last);
 	}
 }

@@ -7,7 +7,7 @@ import java.util.function.Supplier;
 import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.actuate.info.InfoContributor;
 
-import io.uform.host.CpuClasses;
+import io.uform.Uform;
 
 /**
  * An {@link InfoContributor} that adds a {@code uform} entry to the info endpoint: the uform-java
@@ -33,7 +33,7 @@ public class UformInfoContributor implements InfoContributor {
 
 	/** Makes the contributor for the machine this JVM runs on. */
 	public UformInfoContributor() {
-		this(() -> CpuClasses.system().best());
+		this(Uform::bestCpuClass);
 	}
 
 	/**
