@@ -148,6 +148,46 @@ public final class TextEmbeddingModel implements AutoCloseable {
 	 *         past {@code slotWait}, {@code FREED} once it is freed, {@code INTERRUPTED}
 	 */
 	public float[][] embed(List<String> texts) {
+		return embedCounted(texts).vectors();
+	}
+
+	/**
+	 * Embeds texts as {@link #embed(List)} does, and says how many tokens they took: what an API
+	 * reports as its usage.
+	 * @param texts from 1 to {@code maxTexts} texts, none empty
+	 * @return a vector per text, in order, and their tokens
+	 * @throws EmbeddingRefusedException as {@link #embed(List)} does, heard by the listener first
+	 */
+	public Embeddings embedCounted(List<String> texts) {
+		long[][] ids;
+		try {
+			check(texts);
+		}
+		catch (EmbeddingRefusedException ex) {
+			this.options.listener().refused(this.options.name(), ex);
+			throw ex;
+		}
+		this.gate.enter();
+		try {
+			try {
+				ids = tokenize(texts);
+			}
+			catch (EmbeddingRefusedException ex) {
+				this.options.listener().refused(this.options.name(), ex);
+				throw ex;
+			}
+			long tokens = 0;
+			for (long[] text : ids) {
+				tokens += text.length;
+			}
+			return new Embeddings(this.batches.embed(Arrays.asList(ids), tokens), tokens);
+		}
+		finally {
+			this.gate.exit();
+		}
+	}
+
+	private void check(List<String> texts) {
 		if (texts == null || texts.isEmpty()) {
 			throw new EmbeddingRefusedException("no texts to embed: give 1 to " + this.options.maxTexts() + " texts");
 		}
@@ -157,18 +197,6 @@ public final class TextEmbeddingModel implements AutoCloseable {
 		}
 		for (int i = 0; i < texts.size(); i++) {
 			TextTokenizer.check(texts.get(i), name(texts, i));
-		}
-		this.gate.enter();
-		try {
-			long[][] ids = tokenize(texts);
-			long tokens = 0;
-			for (long[] text : ids) {
-				tokens += text.length;
-			}
-			return this.batches.embed(Arrays.asList(ids), tokens);
-		}
-		finally {
-			this.gate.exit();
 		}
 	}
 
