@@ -45,7 +45,8 @@ final class ModelResources {
 			List<InputStream> opened) {
 		String property = ModelEntries.property(name, field);
 		if (resource == null) {
-			throw new InvalidConfigurationPropertyValueException(property, null, "model '" + name + "' needs its "
+			// Boot's report prints the value: say it is unset rather than 'null'.
+			throw new InvalidConfigurationPropertyValueException(property, "(unset)", "model '" + name + "' needs its "
 					+ (field.equals("model") ? "ONNX file" : "tokenizer.json") + ": set it to a resource location such "
 					+ "as 'classpath:/" + (field.equals("model") ? "model.onnx" : "tokenizer.json") + "' or 'file:/models/"
 					+ (field.equals("model") ? "model.onnx" : "tokenizer.json") + "'");

@@ -108,7 +108,10 @@ public final class UformModels implements ModelReports {
 							+ "': " + ex.getMessage());
 		}
 		catch (UncheckedIOException | IllegalArgumentException ex) {
-			String field = String.valueOf(ex.getMessage()).contains("tokenizer") ? "tokenizer" : "model";
+			// The tokenizer's own refusals say so first; ONNX Runtime's name the model.
+			String message = String.valueOf(ex.getMessage());
+			String field = (message.startsWith("the tokenizer") || message.startsWith("could not read the tokenizer"))
+					? "tokenizer" : "model";
 			throw new InvalidConfigurationPropertyValueException(ModelEntries.property(name, field),
 					this.environment.getProperty(ModelEntries.property(name, field)), ex.getMessage());
 		}
