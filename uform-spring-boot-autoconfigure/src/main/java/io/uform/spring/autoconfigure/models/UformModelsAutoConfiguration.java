@@ -8,6 +8,9 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -29,13 +32,16 @@ import io.uform.spring.autoconfigure.UformAutoConfiguration;
  * langchain4j is, on the same terms.</li>
  * </ul>
  * With one entry its beans are primary; with several, only those of the entry that says
- * {@code primary: true}. {@link UformModels} loads them and reports on them; where Micrometer is,
- * {@link UformModelMetrics} binds their meters.
+ * {@code primary: true}. {@link UformModels} loads them and reports on them (the {@code uform}
+ * endpoint and info show the reports); where Micrometer is, {@link UformModelMetrics} binds their meters,
+ * and where {@code spring-boot-health} is, {@link UformModelsHealthIndicator} is the {@code uformModels}
+ * health.
  */
 @AutoConfiguration(after = UformAutoConfiguration.class,
 		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
 				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-				"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
+				"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" },
+		beforeName = "org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration")
 @ConditionalOnClass(TextEmbeddingModel.class)
 @Import(ModelBeanRegistrars.Models.class)
 public final class UformModelsAutoConfiguration {
@@ -58,6 +64,18 @@ public final class UformModelsAutoConfiguration {
 	@Import(ModelBeanRegistrars.Langchain4j.class)
 	static class Langchain4jConfiguration {
 
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ Health.class, ConditionalOnEnabledHealthIndicator.class })
+	@ConditionalOnEnabledHealthIndicator("uformModels")
+	static class HealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "uformModelsHealthIndicator")
+		UformModelsHealthIndicator uformModelsHealthIndicator(ConfigurableApplicationContext context, UformModels models) {
+			return new UformModelsHealthIndicator(context, models);
+		}
 	}
 
 	@Configuration(proxyBeanMethods = false)
