@@ -1,5 +1,6 @@
 package io.uform.spring.autoconfigure;
 
+import java.beans.PropertyDescriptor;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,9 +13,11 @@ import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.BeanUtils;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
@@ -23,9 +26,11 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.Ordered;
+import org.springframework.util.ClassUtils;
 
 import io.uform.GpuDevice;
 import io.uform.Uform;
+import io.uform.spring.autoconfigure.models.UformModelProperties;
 
 /**
  * Turns a {@code uform.*} value that Spring cannot convert ({@code threads: four},
@@ -69,7 +74,7 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 				+ ConfiguredProperties.setIn(property) + ": " + why(reason) + ".";
 		String listed = withoutIndices(property.getName());
 		ConfigurationMetadataProperty metadata = metadata(listed);
-		String takes = (metadata != null) ? takes(metadata.getType()) : "";
+		String takes = (metadata != null) ? takes(metadata.getType()) : modelEntryTakes(property.getName());
 		if (listed.equals("uform.vram.devices")) {
 			takes += "; devices here: " + devicesHere();
 		}
@@ -95,10 +100,32 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 			case "java.lang.Boolean" -> "true or false";
 			case "java.time.Duration" ->
 				"a duration such as 30s, 500ms, 2m or PT2M (units ns, us, ms, s, m, h, d; no space before the unit)";
+			case "java.util.Map<java.lang.String,io.uform.spring.autoconfigure.models.UformModelProperties>" ->
+				"named models, each with a model and a tokenizer (docs/models.md)";
+			case "org.springframework.core.io.Resource" ->
+				"a resource location such as classpath:/model.onnx or file:/models/model.onnx";
 			case "org.springframework.util.unit.DataSize" ->
 				"a size such as 512MB or 8GB (units B, KB, MB, GB, TB, in capitals; no space inside)";
 			default -> values(type);
 		};
+	}
+
+	/**
+	 * What a field of a {@code uform.models.<name>} entry takes: the metadata has the map alone, so the
+	 * field's type is read from {@link UformModelProperties}; empty for any other property.
+	 */
+	private static String modelEntryTakes(ConfigurationPropertyName name) {
+		if (name.getNumberOfElements() != 4 || !ConfigurationPropertyName.of("uform.models").isAncestorOf(name)) {
+			return "";
+		}
+		String field = name.getLastElement(ConfigurationPropertyName.Form.DASHED);
+		for (PropertyDescriptor property : BeanUtils.getPropertyDescriptors(UformModelProperties.class)) {
+			if (property.getWriteMethod() != null && DataObjectPropertyName.toDashedForm(property.getName()).equals(field)) {
+				return takes(ClassUtils.resolvePrimitiveIfNecessary(property.getPropertyType()).getName())
+						+ "; see docs/models.md";
+			}
+		}
+		return "";
 	}
 
 	/** An enum's values, lower case, as they are written ({@code auto, true or false}). */

@@ -68,7 +68,7 @@ public final class UformModelsAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass({ Health.class, ConditionalOnEnabledHealthIndicator.class })
-	@ConditionalOnEnabledHealthIndicator("uformModels")
+	@ConditionalOnEnabledHealthIndicator("uform")
 	static class HealthConfiguration {
 
 		@Bean

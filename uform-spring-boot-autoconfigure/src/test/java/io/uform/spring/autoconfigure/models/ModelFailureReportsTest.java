@@ -70,7 +70,17 @@ class ModelFailureReportsTest {
 	void aMaxTokensBelowTwoIsRefusedWhileBinding(CapturedOutput output) {
 		String report = failedStart(output, "--uform.models.minilm.model=" + MiniLm.MODEL,
 				"--uform.models.minilm.tokenizer=" + MiniLm.TOKENIZER, "--uform.models.minilm.max-tokens=1");
-		assertThat(report).contains("uform.models.minilm.max-tokens").contains("must be at least 2");
+		assertThat(report).contains("uform.models.minilm.max-tokens = 1 is invalid")
+			.contains("must be at least 2")
+			.contains("Update uform.models.minilm.max-tokens in your configuration: it takes a whole number, such as 8; "
+					+ "see docs/models.md");
+	}
+
+	@Test
+	void aPoolingUformDoesNotKnowListsTheOnesItDoes(CapturedOutput output) {
+		String report = failedStart(output, entry("--uform.models.minilm.pooling=max"));
+		assertThat(report).contains("uform.models.minilm.pooling = max is invalid")
+			.contains("it takes mean or cls; see docs/models.md");
 	}
 
 	@Test
