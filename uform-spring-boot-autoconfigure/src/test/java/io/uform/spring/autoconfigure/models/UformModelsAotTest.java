@@ -4,11 +4,22 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aot.generate.ClassNameGenerator;
+import org.springframework.aot.generate.DefaultGenerationContext;
+import org.springframework.aot.generate.GeneratedFiles;
+import org.springframework.aot.generate.InMemoryGeneratedFiles;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.util.TestPropertyValues;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.aot.ApplicationContextAotGenerator;
+import org.springframework.core.io.InputStreamSource;
+import org.springframework.javapoet.ClassName;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
@@ -43,6 +54,34 @@ class UformModelsAotTest {
 				assertThatThrownBy(() -> UformModelsAotDecision.check(environment(), context.getBeanFactory()))
 					.hasMessageContaining("here uform.models names []");
 			});
+	}
+
+	@Test
+	void springAotWritesEachModelsBeansOutAsCode() throws Exception {
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		TestPropertyValues.of(MiniLm.entry("minilm")).and("uform.ram.threads=1").applyTo(context);
+		context.register(App.class);
+		InMemoryGeneratedFiles files = new InMemoryGeneratedFiles();
+		DefaultGenerationContext generation = new DefaultGenerationContext(new ClassNameGenerator(ClassName.get(App.class)),
+				files);
+		new ApplicationContextAotGenerator().processAheadOfTime(context, generation);
+		generation.writeGeneratedContent();
+		StringBuilder code = new StringBuilder();
+		for (InputStreamSource source : files.getGeneratedFiles(GeneratedFiles.Kind.SOURCE).values()) {
+			code.append(new String(source.getInputStream().readAllBytes()));
+		}
+		assertThat(code).contains("\"minilmEmbeddingModel\"")
+			.contains("\"minilmSpringAiEmbeddingModel\"")
+			.contains("\"minilmLangchain4jEmbeddingModel\"")
+			.contains("setFactoryBeanName(\"uformModels\")")
+			.contains("setPrimary(true)");
+		context.close();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ UformAutoConfiguration.class, UformModelsAutoConfiguration.class })
+	static class App {
+
 	}
 
 	@Test
