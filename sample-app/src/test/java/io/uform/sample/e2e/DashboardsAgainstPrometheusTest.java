@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.PatternSyntaxException;
 
 import org.junit.jupiter.api.Assumptions;
@@ -18,9 +21,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 
+import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.sample.SampleApplication;
 import io.uform.sample.search.PassageIndex;
 import io.uform.sample.e2e.GrafanaDashboard.Panel;
@@ -57,7 +62,7 @@ class DashboardsAgainstPrometheusTest {
 
 	/** The dashboards the docs ship: the check must not pass on an empty directory. */
 	private static final Set<String> SHIPPED = Set.of("uform-executors.json", "uform-devices.json",
-			"uform-sample-embedding.json");
+			"uform-sample-embedding.json", "uform-models.json");
 
 	/** Every dashboard filters by these; the devices dashboard by {@code device} too. */
 	private static final List<String> VARIABLES = List.of("datasource", "application", "instance", "executor");
@@ -88,6 +93,11 @@ class DashboardsAgainstPrometheusTest {
 
 	@Autowired
 	PassageIndex index;
+
+	/** The starter's model bean of {@code uform.models.minilm}: the models dashboard reads its meters. */
+	@Autowired
+	@Qualifier("minilmEmbeddingModel")
+	TextEmbeddingModel model;
 
 	@Test
 	void everyDashboardHasPanelsAndTheVariablesItFiltersBy() throws IOException {
@@ -146,7 +156,7 @@ class DashboardsAgainstPrometheusTest {
 		}
 		assertThat(this.index.ready()).as("passage index built within 30 s").isTrue();
 		Instant loadStart = Instant.now();
-		String load = LoadScript.run(this.port, ENGINES, LOAD_ROUNDS, LOAD_OUTPUT);
+		String load = whileTheModelEmbeds(() -> LoadScript.run(this.port, ENGINES, LOAD_ROUNDS, LOAD_OUTPUT));
 		System.out.println("[dashboards] the load script printed:\n" + load);
 		assertThat(load).as("the load script's table").contains("ram vs vram: throughput x")
 			.contains("ram vs parallel-stream: throughput x")
@@ -164,6 +174,31 @@ class DashboardsAgainstPrometheusTest {
 		assertThat(failures).withFailMessage(() -> failures.size() + " dashboard queries fail against " + prometheus
 				+ " scraping the application under load:\n" + String.join("\n", failures))
 			.isEmpty();
+	}
+
+	/** Runs the load with the starter's model embedding beside it, so that its meters move too. */
+	private String whileTheModelEmbeds(Callable<String> load) throws IOException, InterruptedException {
+		AtomicBoolean loading = new AtomicBoolean(true);
+		Thread embedding = new Thread(() -> {
+			while (loading.get()) {
+				this.model.embed(List.of("How many threads does an executor own?", "A model owns its weights."));
+				LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+			}
+		}, "dashboards-model-load");
+		embedding.start();
+		try {
+			return load.call();
+		}
+		catch (IOException | InterruptedException | RuntimeException ex) {
+			throw ex;
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			loading.set(false);
+			embedding.join(Duration.ofSeconds(10).toMillis());
+		}
 	}
 
 	/** Resolves the dashboard's variables in order, then evaluates every target with them. */
