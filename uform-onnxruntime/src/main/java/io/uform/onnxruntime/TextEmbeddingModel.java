@@ -164,8 +164,7 @@ public final class TextEmbeddingModel implements AutoCloseable {
 			check(texts);
 		}
 		catch (EmbeddingRefusedException ex) {
-			this.options.listener().refused(this.options.name(), ex);
-			throw ex;
+			throw heard(ex);
 		}
 		this.gate.enter();
 		try {
@@ -173,8 +172,7 @@ public final class TextEmbeddingModel implements AutoCloseable {
 				ids = tokenize(texts);
 			}
 			catch (EmbeddingRefusedException ex) {
-				this.options.listener().refused(this.options.name(), ex);
-				throw ex;
+				throw heard(ex);
 			}
 			long tokens = 0;
 			for (long[] text : ids) {
@@ -185,6 +183,17 @@ public final class TextEmbeddingModel implements AutoCloseable {
 		finally {
 			this.gate.exit();
 		}
+	}
+
+	/** Tells the listener of a refusal; a listener that throws does not change what the caller gets. */
+	private EmbeddingRefusedException heard(EmbeddingRefusedException refusal) {
+		try {
+			this.options.listener().refused(this.options.name(), refusal);
+		}
+		catch (RuntimeException ex) {
+			refusal.addSuppressed(ex);
+		}
+		return refusal;
 	}
 
 	private void check(List<String> texts) {
