@@ -57,11 +57,11 @@ final class DeferredBatches {
 	 * Embeds a request's texts, waiting for the call that serves it.
 	 * @param ids each text's token ids
 	 * @param tokens their sum
-	 * @return a vector per text, in order
+	 * @return a vector per text, in order, and the batch that served them
 	 * @throws UformException the executor's own: saturated ({@code TIMEOUT}), freed ({@code FREED}),
 	 *         interrupted
 	 */
-	float[][] embed(List<long[]> ids, long tokens) {
+	Served embed(List<long[]> ids, long tokens) {
 		Request request = new Request(ids, tokens, new CompletableFuture<>());
 		synchronized (this) {
 			this.waiting.add(request);
@@ -125,16 +125,17 @@ final class DeferredBatches {
 			texts.addAll(request.ids());
 		}
 		float[][] vectors = this.embedder.apply(texts);
-		long nanos = System.nanoTime() - start;
+		EmbeddingBatch served = new EmbeddingBatch(this.options.name(), texts.size(), tokens, batch.size(),
+				System.nanoTime() - start);
 		int next = 0;
 		for (Request request : batch) {
 			float[][] own = new float[request.ids().size()][];
 			System.arraycopy(vectors, next, own, 0, own.length);
 			next += own.length;
-			request.result().complete(own);
+			request.result().complete(new Served(own, served));
 		}
 		try {
-			this.options.listener().embedded(new EmbeddingBatch(this.options.name(), texts.size(), tokens, batch.size(), nanos));
+			this.options.listener().embedded(served);
 		}
 		catch (RuntimeException ex) {
 			LOG.log(System.Logger.Level.WARNING, "the EmbeddingListener of model '" + this.options.name()
@@ -142,7 +143,7 @@ final class DeferredBatches {
 		}
 	}
 
-	private float[][] await(Request request) {
+	private Served await(Request request) {
 		try {
 			return request.result().get();
 		}
@@ -169,8 +170,16 @@ final class DeferredBatches {
 		}
 	}
 
+	/**
+	 * A request's answer.
+	 * @param vectors its texts' vectors, in order
+	 * @param batch the batch that served it
+	 */
+	record Served(float[][] vectors, EmbeddingBatch batch) {
+	}
+
 	/** A request waiting to be served: the ids of its texts, their tokens, and its answer. */
-	private record Request(List<long[]> ids, long tokens, CompletableFuture<float[][]> result) {
+	private record Request(List<long[]> ids, long tokens, CompletableFuture<Served> result) {
 
 		// Identity, not the record's value equality: two requests with equal texts are two requests.
 		@Override

@@ -7,11 +7,13 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Consumer;
 
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
+import ai.onnxruntime.TensorInfo;
 import io.uform.DeviceLane;
 
 /**
@@ -40,7 +42,7 @@ final class ModelSession implements AutoCloseable {
 	private final Set<String> outputs;
 
 	/** Tests only: told the thread of every session call, just before it. */
-	volatile java.util.function.Consumer<Thread> probe;
+	volatile Consumer<Thread> probe;
 
 	private ModelSession(OrtEnvironment environment, OrtSession session, ModelSignature signature,
 			TextEmbeddingOptions options, ModelGate gate) {
@@ -55,7 +57,8 @@ final class ModelSession implements AutoCloseable {
 
 	/**
 	 * Opens a session on the host, or on a device with the CUDA provider.
-	 * @param model the ONNX file's bytes or path
+	 * @param source the ONNX file, read by ONNX Runtime itself where it is a file
+	 * @param model the file's bytes, or {@code null} to let ONNX Runtime read {@code source}'s path
 	 * @param lane the device, or {@code null} for the host
 	 * @param cuda the CUDA provider, used only with a device
 	 * @param options the model's options
@@ -120,7 +123,7 @@ final class ModelSession implements AutoCloseable {
 				inputs.put(ModelSignature.TOKEN_TYPE_IDS,
 						OnnxTensor.createTensor(this.environment, LongBuffer.wrap(new long[ids.length]), shape));
 			}
-			java.util.function.Consumer<Thread> observer = this.probe;
+			Consumer<Thread> observer = this.probe;
 			if (observer != null) {
 				observer.accept(Thread.currentThread());
 			}
@@ -162,7 +165,7 @@ final class ModelSession implements AutoCloseable {
 	 * @return the output's last dimension, or {@code -1} where the file leaves it symbolic
 	 */
 	int declaredDimensions() throws OrtException {
-		long[] shape = ((ai.onnxruntime.TensorInfo) this.session.getOutputInfo().get(this.signature.output()).getInfo())
+		long[] shape = ((TensorInfo) this.session.getOutputInfo().get(this.signature.output()).getInfo())
 			.getShape();
 		return (int) shape[shape.length - 1];
 	}

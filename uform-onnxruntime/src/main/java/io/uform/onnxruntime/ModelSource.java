@@ -1,5 +1,6 @@
 package io.uform.onnxruntime;
 
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -113,7 +114,7 @@ public final class ModelSource {
 	}
 
 	/** A caller's stream: reading through it is ours, closing it is the caller's. */
-	private static final class UnclosedStream extends java.io.FilterInputStream {
+	private static final class UnclosedStream extends FilterInputStream {
 
 		UnclosedStream(InputStream in) {
 			super(in);

@@ -2,12 +2,14 @@ package io.uform.onnxruntime;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
 import ai.onnxruntime.OrtException;
 import io.uform.DeviceLane;
 import io.uform.Executor;
+import io.uform.UformException;
 
 /**
  * A text embedding model on a uform executor: the model owns its weights (one ONNX Runtime session,
@@ -77,8 +79,8 @@ public final class TextEmbeddingModel implements AutoCloseable {
 	 * @param options pooling, normalisation, length and batching
 	 * @return the model; close it before the executor is freed
 	 * @throws IllegalArgumentException naming what the file lacks (an input, the output asked for)
-	 * @throws io.uform.UformException {@code UNSUPPORTED} on a VRAM executor without the CUDA provider,
-	 *         saying which jar to swap in
+	 * @throws UformException {@code UNSUPPORTED} on a VRAM executor without the CUDA provider, saying
+	 *         which jar to swap in; {@code FREED} on a freed executor
 	 */
 	public static TextEmbeddingModel load(Executor executor, ModelSource model, ModelSource tokenizer,
 			TextEmbeddingOptions options) {
@@ -91,6 +93,10 @@ public final class TextEmbeddingModel implements AutoCloseable {
 		Objects.requireNonNull(model, "model");
 		Objects.requireNonNull(tokenizer, "tokenizer");
 		Objects.requireNonNull(options, "options");
+		if (executor.statistics().state() == Executor.State.FREED) {
+			throw new UformException(UformException.Status.FREED, "executor '" + executor.name() + "' is freed: load model '"
+					+ options.name() + "' on a running executor");
+		}
 		ModelGate gate = new ModelGate(options.name());
 		byte[] bytes = (model.path() != null) ? null : model.bytes();
 		List<ModelSession> sessions = new ArrayList<>();
@@ -134,54 +140,50 @@ public final class TextEmbeddingModel implements AutoCloseable {
 	 * @see #embed(List)
 	 */
 	public float[] embed(String text) {
-		return embed(List.of(text))[0];
+		return embed(Collections.singletonList(text))[0];
 	}
 
 	/**
 	 * Embeds texts on the executor, batched with other callers' waiting texts.
 	 * @param texts from 1 to {@code maxTexts} texts, none empty
 	 * @return a vector per text, in order
-	 * @throws EmbeddingRefusedException on the caller's thread, before anything is queued, naming the
-	 *         first text that is missing, empty or too long, or the count when there are too many
-	 * @throws IllegalStateException once the model is closed
-	 * @throws io.uform.UformException the executor's own: {@code TIMEOUT} when it stayed saturated
-	 *         past {@code slotWait}, {@code FREED} once it is freed, {@code INTERRUPTED}
+	 * @throws EmbeddingRefusedException as {@link #embedDetailed(List)}
 	 */
 	public float[][] embed(List<String> texts) {
-		return embedCounted(texts).vectors();
+		return embedDetailed(texts).vectors();
 	}
 
 	/**
-	 * Embeds texts as {@link #embed(List)} does, and says how many tokens they took: what an API
-	 * reports as its usage.
+	 * Embeds texts as {@link #embed(List)} does, and tells each text's tokens and the batch that
+	 * served them (what a service reports as usage).
 	 * @param texts from 1 to {@code maxTexts} texts, none empty
-	 * @return a vector per text, in order, and their tokens
-	 * @throws EmbeddingRefusedException as {@link #embed(List)} does, heard by the listener first
+	 * @return the vectors, tokens and batch
+	 * @throws EmbeddingRefusedException on the caller's thread, before anything is queued, naming the
+	 *         first text that is missing, empty or too long, or the count when there are too many
+	 * @throws IllegalStateException once the model is closed
+	 * @throws UformException the executor's own: {@code TIMEOUT} when it stayed saturated
+	 *         past {@code slotWait}, {@code FREED} once it is freed, {@code INTERRUPTED}
 	 */
-	public Embeddings embedCounted(List<String> texts) {
-		long[][] ids;
+	public Embeddings embedDetailed(List<String> texts) {
+		return embedDetailed(texts, this.options.truncation());
+	}
+
+	/**
+	 * Embeds texts as {@link #embedDetailed(List)} does, with this request's own rule for texts too
+	 * long (as TEI's {@code truncate} request field): a service may refuse its clients' long queries
+	 * and still cut the long documents it indexes itself, with one model.
+	 * @param texts from 1 to {@code maxTexts} texts, none empty
+	 * @param truncation what happens to a text longer than the model's maximum tokens
+	 * @return the vectors, tokens, texts cut and batch
+	 * @throws EmbeddingRefusedException as {@link #embedDetailed(List)}
+	 */
+	public Embeddings embedDetailed(List<String> texts, Truncation truncation) {
+		Objects.requireNonNull(truncation, "truncation");
 		try {
-			check(texts);
+			return embedChecked(texts, truncation);
 		}
 		catch (EmbeddingRefusedException ex) {
 			throw heard(ex);
-		}
-		this.gate.enter();
-		try {
-			try {
-				ids = tokenize(texts);
-			}
-			catch (EmbeddingRefusedException ex) {
-				throw heard(ex);
-			}
-			long tokens = 0;
-			for (long[] text : ids) {
-				tokens += text.length;
-			}
-			return new Embeddings(this.batches.embed(Arrays.asList(ids), tokens), tokens);
-		}
-		finally {
-			this.gate.exit();
 		}
 	}
 
@@ -196,16 +198,38 @@ public final class TextEmbeddingModel implements AutoCloseable {
 		return refusal;
 	}
 
-	private void check(List<String> texts) {
+	private Embeddings embedChecked(List<String> texts, Truncation truncation) {
 		if (texts == null || texts.isEmpty()) {
-			throw new EmbeddingRefusedException("no texts to embed: give 1 to " + this.options.maxTexts() + " texts");
+			throw new EmbeddingRefusedException("no texts to embed: give 1 to " + this.options.maxTexts() + " texts", -1,
+					-1);
 		}
 		if (texts.size() > this.options.maxTexts()) {
 			throw new EmbeddingRefusedException(texts.size() + " texts in one request; model '" + this.options.name()
-					+ "' takes at most " + this.options.maxTexts() + " (maxTexts): split them over several requests");
+					+ "' takes at most " + this.options.maxTexts() + " (maxTexts): split them over several requests", -1,
+					-1);
 		}
 		for (int i = 0; i < texts.size(); i++) {
-			TextTokenizer.check(texts.get(i), name(texts, i));
+			TextTokenizer.check(texts.get(i), i, name(texts, i));
+		}
+		this.gate.enter();
+		try {
+			long[][] ids = tokenize(texts);
+			int[] tokens = new int[ids.length];
+			long total = 0;
+			int truncated = 0;
+			// Refusals first, in order, so that the first text too long is the one named.
+			for (int i = 0; i < ids.length; i++) {
+				long[] fitting = this.tokenizer.fit(ids[i], i, name(texts, i), truncation);
+				truncated += (fitting != ids[i]) ? 1 : 0;
+				ids[i] = fitting;
+				tokens[i] = fitting.length;
+				total += fitting.length;
+			}
+			DeferredBatches.Served served = this.batches.embed(Arrays.asList(ids), total);
+			return new Embeddings(served.vectors(), tokens, truncated, served.batch());
+		}
+		finally {
+			this.gate.exit();
 		}
 	}
 
@@ -216,12 +240,12 @@ public final class TextEmbeddingModel implements AutoCloseable {
 	private long[][] tokenize(List<String> texts) {
 		long[][] ids = new long[texts.size()][];
 		if (texts.size() == 1) {
-			ids[0] = this.tokenizer.ids(texts.get(0), name(texts, 0));
+			ids[0] = this.tokenizer.ids(texts.get(0));
 			return ids;
 		}
 		this.executor.forSlices(texts.size(), (first, count, thread, colocation) -> {
 			for (int i = first; i < first + count; i++) {
-				ids[i] = this.tokenizer.ids(texts.get(i), name(texts, i));
+				ids[i] = this.tokenizer.ids(texts.get(i));
 			}
 		});
 		return ids;

@@ -20,17 +20,14 @@ final class TextTokenizer implements AutoCloseable {
 
 	private final int maxTokens;
 
-	private final Truncation truncation;
-
 	private final String model;
 
 	/** The id that closes every encoding ({@code [SEP]}), kept last when a text is cut. */
 	private final long closing;
 
-	private TextTokenizer(HuggingFaceTokenizer tokenizer, int maxTokens, Truncation truncation, String model) {
+	private TextTokenizer(HuggingFaceTokenizer tokenizer, int maxTokens, String model) {
 		this.tokenizer = tokenizer;
 		this.maxTokens = maxTokens;
-		this.truncation = truncation;
 		this.model = model;
 		long[] empty = tokenizer.encode("").getIds();
 		this.closing = (empty.length > 0) ? empty[empty.length - 1] : -1;
@@ -39,7 +36,7 @@ final class TextTokenizer implements AutoCloseable {
 	/**
 	 * Loads a {@code tokenizer.json}.
 	 * @param source where it is
-	 * @param options the model's length and truncation
+	 * @param options the model's name and length
 	 * @return the tokenizer
 	 */
 	static TextTokenizer load(ModelSource source, TextEmbeddingOptions options) {
@@ -55,7 +52,7 @@ final class TextTokenizer implements AutoCloseable {
 					tokenizer = HuggingFaceTokenizer.newInstance(json, settings);
 				}
 			}
-			return new TextTokenizer(tokenizer, options.maxTokens(), options.truncation(), options.name());
+			return new TextTokenizer(tokenizer, options.maxTokens(), options.name());
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("could not read the tokenizer, " + source + ": " + ex.getMessage(), ex);
@@ -69,32 +66,43 @@ final class TextTokenizer implements AutoCloseable {
 	/**
 	 * Checks a text before it is tokenized: one that is empty is refused.
 	 * @param text the text
+	 * @param index its position in the request
 	 * @param what how the request names it, e.g. {@code texts[3]}
 	 * @throws EmbeddingRefusedException for a null or blank text
 	 */
-	static void check(String text, String what) {
+	static void check(String text, int index, String what) {
 		if (text == null || text.isBlank()) {
 			throw new EmbeddingRefusedException(what + " is " + ((text == null) ? "null" : "blank")
-					+ "; every text must have words");
+					+ "; every text must have words", index, -1);
 		}
 	}
 
 	/**
-	 * A text's token ids, special tokens included, cut or refused past the model's maximum.
+	 * A text's token ids, special tokens included, however many.
 	 * @param text a text that passed {@link #check}
+	 * @return its ids
+	 */
+	long[] ids(String text) {
+		return this.tokenizer.encode(text).getIds();
+	}
+
+	/**
+	 * Fits ids to the model's maximum: cut or refused past it.
+	 * @param ids from {@link #ids(String)}
+	 * @param index the text's position in the request
 	 * @param what how the request names it, e.g. {@code texts[3]}
-	 * @return at most {@code maxTokens} ids
+	 * @param truncation what to do when it is too long
+	 * @return {@code ids} itself when it fits, else its first tokens and the closing one
 	 * @throws EmbeddingRefusedException for a text too long under {@link Truncation#REFUSE}
 	 */
-	long[] ids(String text, String what) {
-		long[] ids = this.tokenizer.encode(text).getIds();
+	long[] fit(long[] ids, int index, String what, Truncation truncation) {
 		if (ids.length <= this.maxTokens) {
 			return ids;
 		}
-		if (this.truncation == Truncation.REFUSE) {
+		if (truncation == Truncation.REFUSE) {
 			throw new EmbeddingRefusedException(what + " is " + ids.length + " tokens long; model '" + this.model
 					+ "' takes at most " + this.maxTokens + " (special tokens included), and refuses rather than cut "
-					+ "a text silently: shorten it, split it, or load the model with Truncation.TRUNCATE");
+					+ "a text silently: shorten it or split it", index, ids.length);
 		}
 		long[] cut = Arrays.copyOf(ids, this.maxTokens);
 		if (this.closing >= 0) {

@@ -59,15 +59,23 @@ class ConcurrentCallersTest {
 			for (int i = 0; i < CALLERS; i++) {
 				assertThat(answers.get(i).get()).as("caller %d", i).containsExactly(alone.get(i));
 			}
+			settle(executor);
 			assertThat(batches).as("the first call takes every waiting request; the other calls find theirs served")
 				.hasSize(1);
 			assertThat(batches.get(0).requests()).isEqualTo(CALLERS);
 			assertThat(batches.get(0).texts()).isEqualTo(CALLERS);
-			while (executor.statistics().deferredInFlight() > 0) {
-				Thread.sleep(5);
-			}
 			assertThat(executor.statistics().deferredCompleted()).isGreaterThanOrEqualTo(CALLERS + 1);
 			callers.shutdown();
+		}
+	}
+
+	/**
+	 * Waits until no deferred call is in flight: the listener hears a batch after its callers have
+	 * their vectors, still inside the deferred call.
+	 */
+	static void settle(Executor executor) throws InterruptedException {
+		while (executor.statistics().deferredInFlight() > 0) {
+			Thread.sleep(5);
 		}
 	}
 
@@ -97,6 +105,7 @@ class ConcurrentCallersTest {
 			for (Future<float[]> answer : answers) {
 				assertThat(answer.get()).hasSize(MiniLm.DIMENSIONS);
 			}
+			settle(executor);
 			assertThat(batches).extracting(EmbeddingBatch::requests).containsExactly(4, 4);
 			assertThat(batches).extracting(EmbeddingBatch::tokens).containsExactly(40L, 40L);
 			callers.shutdown();
@@ -119,6 +128,7 @@ class ConcurrentCallersTest {
 			release.countDown();
 			blocker.get();
 			assertThat(model.embed("uform")).hasSize(MiniLm.DIMENSIONS);
+			settle(executor);
 			assertThat(batches).as("the refused request was withdrawn, not embedded for nobody").hasSize(1);
 			assertThat(batches.get(0).requests()).isEqualTo(1);
 		}

@@ -78,6 +78,45 @@ class LifecycleTest {
 	}
 
 	@Test
+	void aCallerInterruptedWhileItsRequestWaitsGetsTheInterruptedErrorAndTheModelStaysUsable() throws Exception {
+		List<EmbeddingBatch> batches = new java.util.concurrent.CopyOnWriteArrayList<>();
+		try (Executor executor = Executor.forRam(new ExecutorForRamConfig(null, null, 2, null));
+				TextEmbeddingModel model = TextEmbeddingModel.load(executor, MiniLm.MODEL, MiniLm.TOKENIZER,
+						MiniLm.OPTIONS.withListener(batches::add))) {
+			CountDownLatch release = new CountDownLatch(1);
+			var blocker = executor.defer(() -> {
+				release.await();
+				return null;
+			});
+			Map<String, Object> outcome = new ConcurrentHashMap<>();
+			Thread caller = new Thread(() -> {
+				try {
+					model.embed("GPU");
+					outcome.put("answered", true);
+				}
+				catch (UformException ex) {
+					outcome.put("status", ex.status());
+					outcome.put("interrupt kept", Thread.currentThread().isInterrupted());
+				}
+			}, "interrupted-caller");
+			caller.start();
+			while (executor.statistics().deferredInFlight() < 2) {
+				Thread.sleep(5);
+			}
+			caller.interrupt();
+			caller.join();
+			release.countDown();
+			blocker.get();
+			assertThat(outcome).containsEntry("status", UformException.Status.INTERRUPTED)
+				.containsEntry("interrupt kept", true);
+			assertThat(model.embed("uform")).hasSize(MiniLm.DIMENSIONS);
+			ConcurrentCallersTest.settle(executor);
+			assertThat(batches).as("the withdrawn request was not embedded for nobody").hasSize(1);
+			// Leaving the block closes the model: it returns, since the interrupted caller left it.
+		}
+	}
+
+	@Test
 	void aRequestOnAFreedExecutorFailsWithTheExecutorsOwnError() {
 		Executor executor = Executor.forRam(new ExecutorForRamConfig(null, null, 2, null));
 		try (TextEmbeddingModel model = TextEmbeddingModel.load(executor, MiniLm.MODEL, MiniLm.TOKENIZER, MiniLm.OPTIONS)) {
@@ -87,6 +126,10 @@ class LifecycleTest {
 				assertThatThrownBy(() -> model.embed(texts)).isInstanceOfSatisfying(UformException.class,
 						ex -> assertThat(ex.status()).isEqualTo(UformException.Status.FREED));
 			}
+			assertThatThrownBy(() -> TextEmbeddingModel.load(executor, MiniLm.MODEL, MiniLm.TOKENIZER, MiniLm.OPTIONS))
+				.isInstanceOfSatisfying(UformException.class,
+						ex -> assertThat(ex.status()).isEqualTo(UformException.Status.FREED))
+				.hasMessageContaining("load model 'all-minilm-l6-v2-q' on a running executor");
 		}
 	}
 

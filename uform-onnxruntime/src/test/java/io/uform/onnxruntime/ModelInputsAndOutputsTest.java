@@ -106,10 +106,19 @@ class ModelInputsAndOutputsTest {
 			assertThatThrownBy(() -> refusing.embed(java.util.List.of("fine", tooLong)))
 				.isInstanceOf(EmbeddingRefusedException.class)
 				.hasMessageContaining("texts[1] is 302 tokens long")
-				.hasMessageContaining("Truncation.TRUNCATE");
+				.isInstanceOfSatisfying(EmbeddingRefusedException.class, ex -> {
+					assertThat(ex.text()).isEqualTo(1);
+					assertThat(ex.tokens()).isEqualTo(302);
+				});
 			float[] cut = truncating.embed(tooLong);
 			assertThat(cut).containsExactly(truncating.embed(fits));
 			assertThat(cut).containsExactly(refusing.embed(fits));
+			// A request may choose for itself: the refusing model cuts when asked to.
+			Embeddings asked = refusing.embedDetailed(java.util.List.of(tooLong, fits), Truncation.TRUNCATE);
+			assertThat(asked.vectors()[0]).containsExactly(cut);
+			assertThat(asked.tokens()).containsExactly(256, 256);
+			assertThat(asked.truncated()).isEqualTo(1);
+			assertThat(truncating.embedDetailed(java.util.List.of(fits)).truncated()).isZero();
 		}
 	}
 

@@ -60,7 +60,21 @@ class TextEmbeddingModelTest {
 	}
 
 	@Test
+	void aDetailedRequestTellsEachTextsTokensAndTheBatchThatServedIt() {
+		Embeddings embedded = model.embedDetailed(List.of("uform", "GPU executors"));
+		// Word pieces and [CLS] and [SEP], as the model's tokenizer.json splits these two texts
+		assertThat(embedded.tokens()).containsExactly(4, 8);
+		assertThat(embedded.totalTokens()).isEqualTo(12);
+		assertThat(embedded.batch().texts()).isEqualTo(2);
+		assertThat(embedded.batch().tokens()).isEqualTo(12);
+		assertThat(embedded.batch().model()).isEqualTo("all-minilm-l6-v2-q");
+		assertThat(embedded.vectors()[1]).containsExactly(model.embed("GPU executors"));
+	}
+
+	@Test
 	void refusalsNameTheTextAndHappenBeforeAnythingIsQueued() {
+		assertThatThrownBy(() -> model.embed((String) null)).isInstanceOf(EmbeddingRefusedException.class)
+			.hasMessageContaining("the text is null");
 		assertThatThrownBy(() -> model.embed(List.of())).isInstanceOf(EmbeddingRefusedException.class)
 			.hasMessageContaining("no texts");
 		assertThatThrownBy(() -> model.embed(List.of("fine", " "))).isInstanceOf(EmbeddingRefusedException.class)

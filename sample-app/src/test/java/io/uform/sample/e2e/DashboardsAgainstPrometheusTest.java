@@ -50,7 +50,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = SampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.vectors.enabled=true", "sample.vectors.rows=20000", "uform.mesh.host-domain-count=1", "uform.vram.scratch-limit=256MB",
-				"management.endpoints.web.exposure.include=health,info,uform,prometheus", "uform.ram.threads=2" })
+				"management.endpoints.web.exposure.include=health,info,uform,prometheus", "uform.ram.threads=2",
+				// A model of the starter's beside the sample's own, for the models dashboard (docs/models.md).
+				"uform.models.minilm.model=classpath:/all-minilm-l6-v2-q.onnx",
+				"uform.models.minilm.tokenizer=classpath:/all-minilm-l6-v2-q-tokenizer.json",
+				"uform.models.minilm.max-tokens=256" })
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class DashboardsAgainstPrometheusTest {
 

@@ -33,8 +33,18 @@ final class ModelBeanRegistrars {
 	private ModelBeanRegistrars() {
 	}
 
-	/** Each entry's uform {@link TextEmbeddingModel}, made by {@link UformModels#load}. */
+	/**
+	 * Each entry's uform {@link TextEmbeddingModel}, made by {@link UformModels#load}. Where the application
+	 * has a {@code TextEmbeddingModel} bean of its own (not of an entry's name), the entries' are not
+	 * primary: they must not take over the injection points of the application's model.
+	 */
 	static final class Models extends Registrar {
+
+		@Override
+		boolean mayBePrimary(BeanDefinitionRegistry registry) {
+			return !(registry instanceof ListableBeanFactory beans)
+					|| beans.getBeanNamesForType(TextEmbeddingModel.class, true, false).length == 0;
+		}
 
 		@Override
 		void register(String name, boolean primary, UformModelProperties entry, BeanDefinitionRegistry registry) {
@@ -158,7 +168,14 @@ final class ModelBeanRegistrars {
 			if (entries.isEmpty() || backsOff(registry)) {
 				return;
 			}
-			entries.forEach((name, entry) -> register(name, ModelEntries.primary(name, entries), entry, registry));
+			boolean mayBePrimary = mayBePrimary(registry);
+			entries.forEach((name, entry) -> register(name, mayBePrimary && ModelEntries.primary(name, entries), entry,
+					registry));
+		}
+
+		/** Whether the application's own beans leave these free to be primary; asked before any is registered. */
+		boolean mayBePrimary(BeanDefinitionRegistry registry) {
+			return true;
 		}
 
 		/** Whether the application's own beans make these unwanted. */

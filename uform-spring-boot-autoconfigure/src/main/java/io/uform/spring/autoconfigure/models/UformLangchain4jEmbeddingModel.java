@@ -36,12 +36,12 @@ public class UformLangchain4jEmbeddingModel implements EmbeddingModel {
 		for (TextSegment segment : textSegments) {
 			texts.add(segment.text());
 		}
-		Embeddings embedded = this.model.embedCounted(texts);
+		Embeddings embedded = this.model.embedDetailed(texts);
 		List<Embedding> embeddings = new ArrayList<>(texts.size());
 		for (float[] vector : embedded.vectors()) {
 			embeddings.add(Embedding.from(vector));
 		}
-		return Response.from(embeddings, new TokenUsage((int) Math.min(Integer.MAX_VALUE, embedded.tokens())));
+		return Response.from(embeddings, new TokenUsage((int) Math.min(Integer.MAX_VALUE, embedded.totalTokens())));
 	}
 
 	@Override

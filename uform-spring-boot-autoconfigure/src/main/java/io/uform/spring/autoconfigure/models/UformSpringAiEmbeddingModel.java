@@ -65,12 +65,12 @@ public class UformSpringAiEmbeddingModel implements EmbeddingModel {
 		return EmbeddingModelObservationDocumentation.EMBEDDING_MODEL_OPERATION
 			.observation(this.convention, DEFAULT_CONVENTION, () -> context, this.observations)
 			.observe(() -> {
-				Embeddings embedded = this.model.embedCounted(named.getInstructions());
+				Embeddings embedded = this.model.embedDetailed(named.getInstructions());
 				List<Embedding> results = new ArrayList<>(embedded.vectors().length);
 				for (int i = 0; i < embedded.vectors().length; i++) {
 					results.add(new Embedding(embedded.vectors()[i], i));
 				}
-				int tokens = (int) Math.min(Integer.MAX_VALUE, embedded.tokens());
+				int tokens = (int) Math.min(Integer.MAX_VALUE, embedded.totalTokens());
 				EmbeddingResponse response = new EmbeddingResponse(results,
 						new EmbeddingResponseMetadata(this.model.name(), new DefaultUsage(tokens, 0, tokens)));
 				context.setResponse(response);

@@ -172,6 +172,19 @@ class UformModelsAutoConfigurationTest {
 	}
 
 	@Test
+	void anApplicationsOwnModelBeanKeepsItsInjectionPointsAndTheStartersIsNotPrimary() {
+		this.runner.withPropertyValues(MiniLm.entry("minilm"))
+			.withUserConfiguration(OwnUformModelOfAnotherName.class)
+			.run((context) -> {
+				assertThat(context.getBean(TextEmbeddingModel.class).name()).isEqualTo("mine");
+				assertThat(context.getBean("minilmEmbeddingModel", TextEmbeddingModel.class).name()).isEqualTo("minilm");
+				// The adapters are the starter's only Spring AI and langchain4j models: still primary.
+				assertThat(context.getBean(org.springframework.ai.embedding.EmbeddingModel.class))
+					.isSameAs(context.getBean(SPRING_AI));
+			});
+	}
+
+	@Test
 	void poolingNormalizeMaxTokensTruncateAndMaxBatchTokensReachTheModel() {
 		String longText = "word ".repeat(40);
 		this.runner.withPropertyValues(MiniLm.entry("minilm"))
@@ -278,6 +291,19 @@ class UformModelsAutoConfigurationTest {
 					io.uform.onnxruntime.ModelSource.classPath("all-minilm-l6-v2-q.onnx"),
 					io.uform.onnxruntime.ModelSource.classPath("all-minilm-l6-v2-q-tokenizer.json"),
 					io.uform.onnxruntime.TextEmbeddingOptions.defaults().withName("minilm").withMaxTokens(16));
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnUformModelOfAnotherName {
+
+		@Bean(destroyMethod = "close")
+		TextEmbeddingModel embeddingModel(@org.springframework.beans.factory.annotation.Qualifier(
+				UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME) Executor executor) {
+			return TextEmbeddingModel.load(executor,
+					io.uform.onnxruntime.ModelSource.classPath("all-minilm-l6-v2-q.onnx"),
+					io.uform.onnxruntime.ModelSource.classPath("all-minilm-l6-v2-q-tokenizer.json"),
+					io.uform.onnxruntime.TextEmbeddingOptions.defaults().withName("mine").withMaxTokens(256));
 		}
 	}
 

@@ -13,29 +13,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * What an embeddings API reports and counts: {@code embedCounted} answers the vectors {@code embed}
- * does with the tokens the batch fed the model, and the listener hears every refusal, made on the
- * caller's thread, once.
+ * The listener hears every refusal, made on the caller's thread, once, before the caller gets it; a
+ * listener that throws does not change what the caller gets.
  */
 @Timeout(120)
-class UsageAndRefusalsTest {
-
-	@Test
-	void embedCountedAnswersTheSameVectorsWithTheTokensTheListenerHeard() {
-		List<EmbeddingBatch> batches = new CopyOnWriteArrayList<>();
-		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
-				TextEmbeddingModel model = TextEmbeddingModel.load(executor, MiniLm.MODEL, MiniLm.TOKENIZER,
-						MiniLm.OPTIONS.withListener(batches::add))) {
-			Embeddings counted = model.embedCounted(List.of("uform", "executors own threads"));
-			assertThat(counted.vectors()).isDeepEqualTo(model.embed(List.of("uform", "executors own threads")));
-			// [CLS] u ##form [SEP]: four tokens, special tokens included.
-			assertThat(model.embedCounted(List.of("uform")).tokens()).isEqualTo(4);
-			assertThat(batches.get(0).tokens()).isEqualTo(counted.tokens());
-		}
-		finally {
-			assertThat(batches).hasSize(3);
-		}
-	}
+class RefusalListenerTest {
 
 	@Test
 	void everyRefusalIsHeardOnceBeforeTheCallerGetsIt() {
@@ -61,5 +43,27 @@ class UsageAndRefusalsTest {
 		}
 		assertThat(refused).hasSize(3).allSatisfy((line) -> assertThat(line).startsWith("all-minilm-l6-v2-q: "));
 		assertThat(refused.get(1)).contains("tokens long");
+	}
+
+	@Test
+	void aListenerThatThrowsOnARefusalLeavesTheCallerItsRefusal() {
+		EmbeddingListener throwing = new EmbeddingListener() {
+
+			@Override
+			public void embedded(EmbeddingBatch batch) {
+			}
+
+			@Override
+			public void refused(String model, EmbeddingRefusedException refusal) {
+				throw new IllegalStateException("listener broke");
+			}
+		};
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1));
+				TextEmbeddingModel model = TextEmbeddingModel.load(executor, MiniLm.MODEL, MiniLm.TOKENIZER,
+						MiniLm.OPTIONS.withListener(throwing))) {
+			assertThatThrownBy(() -> model.embed(" ")).isInstanceOf(EmbeddingRefusedException.class)
+				.satisfies((refusal) -> assertThat(refusal.getSuppressed()).singleElement()
+					.hasFieldOrPropertyWithValue("message", "listener broke"));
+		}
 	}
 }
