@@ -119,7 +119,7 @@ final class ConfigFieldBlame<C extends Record, K> {
 		}
 		String property = this.prefix + "." + DataObjectPropertyName.toDashedForm(failure.field());
 		String refused = "The uform bean '" + madeBean + "' could not be made: " + failure.field() + " = "
-				+ UformFailureAnalyzer.shown(failure.value()) + " is invalid. It came from ";
+				+ ConfiguredProperties.shown(failure.value()) + " is invalid. It came from ";
 		Customized<C, K> customized = this.customized;
 		if (customized == null || !customized.result().equals(used)) {
 			String[] names = this.beans.getBeanNamesForType(this.config);
@@ -145,7 +145,7 @@ final class ConfigFieldBlame<C extends Record, K> {
 		String name = beanName(culprit);
 		return new UformBeanValueException(refused + "the " + this.customizer.getSimpleName() + " bean '" + name
 				+ "', " + ((set != null) ? "which changed " + property + " = "
-						+ UformFailureAnalyzer.shown(String.valueOf(set.getValue())) : "not from " + property)
+						+ ConfiguredProperties.shown(String.valueOf(set.getValue())) : "not from " + property)
 				+ ".", "Update the customizer '" + name + "': " + failure.fix() + ".", failure);
 	}
 

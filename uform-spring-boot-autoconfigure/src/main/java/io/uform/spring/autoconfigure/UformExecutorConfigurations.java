@@ -1,12 +1,13 @@
 package io.uform.spring.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
@@ -42,16 +43,12 @@ final class UformExecutorConfigurations {
 
 		private final String beanName;
 
-		private final Class<? extends UformProperties.Host> properties;
-
 		private final Environment environment;
 
 		final ConfigFieldBlame<C, K> blame;
 
-		ExecutorConfiguration(String beanName, Class<? extends UformProperties.Host> properties,
-				Environment environment, ConfigFieldBlame<C, K> blame) {
+		ExecutorConfiguration(String beanName, Environment environment, ConfigFieldBlame<C, K> blame) {
 			this.beanName = beanName;
-			this.properties = properties;
 			this.environment = environment;
 			this.blame = blame;
 		}
@@ -61,15 +58,17 @@ final class UformExecutorConfigurations {
 
 		/**
 		 * The executor bean: made, logged and handed to its lifecycle; a field uform refuses fails startup
-		 * naming the property or bean that set it. Its own properties ({@code uform.ram.*}) are bound
-		 * here apart from {@link UformProperties}: an executor made from the application's config bean
-		 * does not depend on the rest of {@code uform.*} binding ({@code uform.shutdown.*}, say), so
-		 * that its lifecycle frees it when that fails the start.
+		 * naming the property or bean that set it. Its {@code fork-context-propagation} is bound alone,
+		 * to its type, rather than read from {@link UformProperties}: an executor made from the
+		 * application's config bean does not depend on the rest of {@code uform.*} binding
+		 * ({@code uform.shutdown.*}, say), so that its lifecycle frees it when that fails the start; and
+		 * binding the whole {@code uform.ram.*} section again here measurably lengthened the executor
+		 * beans' startup ({@code benchmarks/startup.sh}, 2026-12-05).
 		 */
 		final Executor executor(C config, UformExecutorLifecycle lifecycle, ObjectProvider<UformExecutorHooks> hooks) {
 			boolean forkContext = Binder.get(this.environment)
-				.bindOrCreate(this.blame.prefix(), Bindable.of(this.properties))
-				.isForkContextPropagation();
+				.bind(this.blame.prefix() + ".fork-context-propagation", Boolean.class)
+				.orElse(false);
 			ExecutorHooks made = hooks(hooks.getIfAvailable(), forkContext);
 			try {
 				return lifecycle.manage(UformStartupLog.made(this.beanName, make(config, made)));
@@ -85,7 +84,7 @@ final class UformExecutorConfigurations {
 		 * fork-context-propagation property set to {@code true} that no fork decorator honours fails
 		 * startup naming it.
 		 */
-		private ExecutorHooks hooks(UformExecutorHooks factory, boolean forkContext) {
+		private ExecutorHooks hooks(@Nullable UformExecutorHooks factory, boolean forkContext) {
 			ExecutorHooks hooks = (factory != null) ? factory.hooksFor(this.beanName, forkContext) : ExecutorHooks.NONE;
 			if (hooks == null) {
 				throw new IllegalStateException("UformExecutorHooks bean (" + factory.getClass().getName() + ") returned "
@@ -108,7 +107,7 @@ final class UformExecutorConfigurations {
 	static class RamExecutorConfiguration extends ExecutorConfiguration<ExecutorForRamConfig, ExecutorForRamConfigCustomizer> {
 
 		RamExecutorConfiguration(Environment environment, ListableBeanFactory beans) {
-			super(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, UformProperties.Ram.class, environment,
+			super(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME, environment,
 					new ConfigFieldBlame<>("uform.ram", ExecutorForRamConfig.class, ExecutorForRamConfigCustomizer.class,
 							ExecutorForRamConfigCustomizer::customize, environment, beans));
 		}
@@ -154,7 +153,7 @@ final class UformExecutorConfigurations {
 			extends ExecutorConfiguration<ExecutorForVramConfig, ExecutorForVramConfigCustomizer> {
 
 		VramExecutorConfiguration(Environment environment, ListableBeanFactory beans) {
-			super(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, UformProperties.Vram.class, environment,
+			super(UformAutoConfiguration.VRAM_EXECUTOR_BEAN_NAME, environment,
 					new ConfigFieldBlame<>("uform.vram", ExecutorForVramConfig.class, ExecutorForVramConfigCustomizer.class,
 							ExecutorForVramConfigCustomizer::customize, environment, beans));
 		}

@@ -53,13 +53,13 @@ import io.uform.SimulatedGpus;
  * both spell {@value SimulatedGpus#MEMORY_VARIABLE}, which Spring's relaxed binding reads as
  * {@value #MEMORY_PROPERTY}.
  */
-class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
+public class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
 
 	/** Spring property holding the device count; the same name as uform's system property. */
-	static final String COUNT_PROPERTY = SimulatedGpus.COUNT_PROPERTY;
+	public static final String COUNT_PROPERTY = SimulatedGpus.COUNT_PROPERTY;
 
 	/** Spring property holding the memory per device, copied to uform's system property. */
-	static final String MEMORY_PROPERTY = "uform.devices.simulated-memory";
+	public static final String MEMORY_PROPERTY = "uform.devices.simulated-memory";
 
 	/** Right after the config files are loaded. */
 	static final int ORDER = ConfigDataEnvironmentPostProcessor.ORDER + 1;
