@@ -11,18 +11,14 @@
  * {@code io.uform.failure.RuntimeFailure}, which the API turns into the {@code UformException} its
  * callers get), so that the API and those packages do not import each other.
  *
- * <p>uform's Spring Boot auto-configuration reads the runtime's simulated-device settings, CPU
- * classes and did-you-mean rule ({@code NearestNames}), so those two packages are exported to it
- * alone. JNA binds native code through {@code NativeLibrary} functions and direct mapping, which
- * reflect on nothing of this module: no package is opened.
+ * <p>No package is exported to one module alone: what uform's Spring Boot starter reads of the
+ * machine (simulated GPUs, the best CPU class, the did-you-mean rule) is {@code io.uform}'s, as it is
+ * any other application's. JNA binds native code through {@code NativeLibrary} functions and direct
+ * mapping, which reflect on nothing of this module: no package is opened.
  */
-@SuppressWarnings("module") // The qualified exports name a module that is not on this build's module path.
 module io.uform {
 	requires com.sun.jna;
 
 	exports io.uform;
 	exports io.uform.cli;
-
-	exports io.uform.gpu to io.uform.spring.autoconfigure;
-	exports io.uform.host to io.uform.spring.autoconfigure;
 }

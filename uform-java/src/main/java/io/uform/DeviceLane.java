@@ -71,6 +71,18 @@ public final class DeviceLane {
 	}
 
 	/**
+	 * The device's ordinal in its vendor's runtime as this process sees it, to hand to another GPU
+	 * library: for an NVIDIA device the CUDA ordinal that {@code cuDeviceGet} and ONNX Runtime's
+	 * {@code device_id} take, counted after {@code CUDA_VISIBLE_DEVICES}. Not
+	 * {@link GpuDevice#vendorOrdinal()}, which is {@code nvidia-smi}'s index (it ignores
+	 * {@code CUDA_VISIBLE_DEVICES}) and may be {@code -1}.
+	 * @return from 0
+	 */
+	public int runtimeOrdinal() {
+		return this.device.ordinal();
+	}
+
+	/**
 	 * The stream's address, to hand to another GPU library.
 	 * @return the {@code CUstream}; a placeholder on a simulated device
 	 */

@@ -1,10 +1,12 @@
 package io.uform;
 
+import java.util.Collection;
 import java.util.List;
 
 import io.uform.failure.RuntimeFailure;
 import io.uform.gpu.GpuDiscovery;
 import io.uform.host.CpuClasses;
+import io.uform.host.NearestNames;
 import io.uform.host.NumaTopology;
 import io.uform.host.ThreadPinner;
 
@@ -140,5 +142,25 @@ public final class Uform {
 	public static String capabilitiesAvailable() {
 		return Capabilities.join(Capabilities.available(CpuClasses.system().available(),
 				NumaTopology.system().domains().size(), gpuDevices()));
+	}
+
+	/**
+	 * The best CPU class this CPU offers: what an executor without {@code cpuClass} dispatches as.
+	 * @return a CPU class, like {@code intel-icelake}
+	 */
+	public static String bestCpuClass() {
+		return CpuClasses.system().best();
+	}
+
+	/**
+	 * The names of a vocabulary nearest a mistyped one, by the rule uform's own "did you mean"
+	 * messages use: Damerau-Levenshtein distance ignoring case, a name without its vendor one edit
+	 * away, and only names close enough to be a typo.
+	 * @param typed the name that matched none
+	 * @param names the vocabulary, the names to prefer first
+	 * @return the nearest names, in the order given; empty where none is close
+	 */
+	public static List<String> nearestNames(String typed, Collection<String> names) {
+		return NearestNames.nearest(typed, names);
 	}
 }

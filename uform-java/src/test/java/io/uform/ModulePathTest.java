@@ -48,7 +48,7 @@ class ModulePathTest {
 	Path dir;
 
 	@Test
-	void theDescriptorExportsTheApiAndTheCliAndTheRuntimeOnlyToTheStarter() {
+	void theDescriptorExportsTheApiAndTheCliAndNoPackageToOneModuleAlone() {
 		ModuleDescriptor descriptor = ModuleFinder.of(CLASSES).find("io.uform").orElseThrow().descriptor();
 		Set<String> toEveryone = new TreeSet<>();
 		Map<String, Set<String>> qualified = new TreeMap<>();
@@ -62,8 +62,8 @@ class ModulePathTest {
 		}
 		assertThat(descriptor.isAutomatic()).isFalse();
 		assertThat(toEveryone).containsExactly("io.uform", "io.uform.cli");
-		assertThat(qualified).containsOnlyKeys("io.uform.gpu", "io.uform.host")
-			.allSatisfy((pkg, targets) -> assertThat(targets).containsExactly("io.uform.spring.autoconfigure"));
+		// The starter reads io.uform as any application does: no runtime package is exported to it alone.
+		assertThat(qualified).as("qualified exports").isEmpty();
 		assertThat(descriptor.packages()).contains("io.uform.host", "io.uform.gpu", "io.uform.mesh");
 		assertThat(descriptor.opens()).isEmpty();
 	}
@@ -121,22 +121,31 @@ class ModulePathTest {
 	}
 
 	@Test
-	void theStarterModuleReadsTheRuntimePackagesExportedToIt() throws Exception {
+	void theStarterModuleReadsWhatItNeedsThroughTheApiAndTheRuntimeNoMoreThanAnyModule() throws Exception {
 		String errors = compile(this.dir.resolve("starter"), "io.uform.spring.autoconfigure", """
 				package io.uform.spring.autoconfigure;
 
-				import io.uform.gpu.SimulatedDevices;
-				import io.uform.host.CpuClasses;
-				import io.uform.host.NearestNames;
+				import io.uform.SimulatedGpus;
+				import io.uform.Uform;
 
 				public final class Reads {
 					static String all() {
-						return SimulatedDevices.COUNT_PROPERTY + CpuClasses.system().best()
-								+ NearestNames.nearest("hoper", java.util.List.of("nvidia-hopper"));
+						return SimulatedGpus.COUNT_PROPERTY + Uform.bestCpuClass()
+								+ Uform.nearestNames("hoper", java.util.List.of("nvidia-hopper"));
 					}
 				}
 				""");
 		assertThat(errors).isEmpty();
+		String intruding = compile(this.dir.resolve("starter-intruding"), "io.uform.spring.autoconfigure", """
+				package io.uform.spring.autoconfigure;
+
+				import io.uform.host.NearestNames;
+
+				public final class Intrudes {
+					NearestNames names;
+				}
+				""");
+		assertThat(intruding).contains("package io.uform.host is not visible").contains("does not export it");
 	}
 
 	/** Compiles module {@code consumer} (requires io.uform) with one class; returns javac's diagnostics. */

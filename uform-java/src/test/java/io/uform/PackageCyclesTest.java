@@ -89,6 +89,25 @@ class PackageCyclesTest {
 		assertThat(graph.cycles()).isEmpty();
 	}
 
+	@Test
+	void theModuleExportsNoPackageToOneModuleAlone() throws IOException {
+		String descriptor = Files.readString(MAIN_SOURCES.resolve("module-info.java"));
+		assertThat(qualifiedExports(descriptor)).as("qualified exports in module-info.java").isEmpty();
+		assertThat(qualifiedExports("module m { exports a.b; exports /* runtime */ a.c\n to x.y, z; }"))
+			.as("a qualified export, which the check must see").containsExactly("a.c to x.y, z");
+	}
+
+	/** Each {@code exports p to m} of a module descriptor, comments set aside. */
+	private static List<String> qualifiedExports(String descriptor) {
+		String code = PackageGraph.code(descriptor).replaceAll("\\s+", " ");
+		List<String> qualified = new ArrayList<>();
+		Matcher exports = Pattern.compile("\\bexports ([\\w.]+ to [^;]+);").matcher(code);
+		while (exports.find()) {
+			qualified.add(exports.group(1).strip());
+		}
+		return qualified;
+	}
+
 	/** Packages and the dependencies between them, each edge with where it is made. */
 	record PackageGraph(Set<String> packages, Map<String, List<String>> edges) {
 

@@ -49,6 +49,9 @@ public final class VramDevice {
 
 	private final DeviceContext context;
 
+	/** The backend's ordinal, as its driver numbers the devices this process sees. */
+	private final int ordinal;
+
 	private final long stream;
 
 	private final boolean ownsStream;
@@ -86,6 +89,7 @@ public final class VramDevice {
 		this.index = index;
 		this.device = device;
 		this.runtime = runtime;
+		this.ordinal = ordinal;
 		this.context = runtime.open(ordinal);
 		try {
 			this.context.makeCurrent();
@@ -114,6 +118,15 @@ public final class VramDevice {
 	 */
 	public DeviceFacts device() {
 		return this.device;
+	}
+
+	/**
+	 * The device's ordinal in its backend as this process sees it: for CUDA, what {@code cuDeviceGet}
+	 * takes, counted after {@code CUDA_VISIBLE_DEVICES}.
+	 * @return from 0
+	 */
+	public int ordinal() {
+		return this.ordinal;
 	}
 
 	/**

@@ -14,9 +14,8 @@ import java.util.Locale;
  * each 1 from {@code intel-haswell}, {@code hoper} is 2 from {@code nvidia-hopper}.
  *
  * <p>Not part of uform's API: it is public only so that the class vocabularies in
- * {@code io.uform}, {@code io.uform.host} and {@code io.uform.gpu}, and the Spring Boot starter's
- * unknown-property warnings, share one distance; the module exports this package to the starter
- * alone.
+ * {@code io.uform}, {@code io.uform.host} and {@code io.uform.gpu} share one distance; others (the
+ * Spring Boot starter's unknown-property warnings) ask {@code Uform.nearestNames}.
  */
 public final class NearestNames {
 

@@ -6,15 +6,18 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.uform.onnxruntime.Embeddings;
 
 /**
  * The embedding model's meters, tagged {@code use} = what the texts were embedded for ({@code query},
  * {@code embed} or {@code index}):
  * <ul>
- * <li>{@code sample.embedding} (timer): calls of the model on a batch, and their time;
+ * <li>{@code sample.embedding} (timer): requests to the model, each with the time of the batch that
+ * served it;
  * <li>{@code sample.embedding.texts} (counter): texts embedded;
  * <li>{@code sample.embedding.tokens} (counter): word pieces fed to the model;
- * <li>{@code sample.embedding.batch.size} (distribution summary, texts): texts per call.
+ * <li>{@code sample.embedding.batch.size} (distribution summary, texts): texts in the batch that
+ * served each request (requests waiting together are embedded together).
  * </ul>
  */
 public final class EmbeddingMetrics {
@@ -29,35 +32,33 @@ public final class EmbeddingMetrics {
 	}
 
 	/**
-	 * Records one call of the model on a batch.
+	 * Records one request to the model.
 	 * @param use {@code query}, {@code embed} or {@code index}
-	 * @param texts texts in the batch
-	 * @param tokens word pieces in the batch, {@code [CLS]} and {@code [SEP]} included
-	 * @param nanos the call's time
+	 * @param embedded what the request got
 	 */
-	public void record(String use, int texts, long tokens, long nanos) {
+	public void record(String use, Embeddings embedded) {
 		Timer.builder("sample.embedding")
-			.description("Calls of the embedding model on a batch of texts")
+			.description("Requests to the embedding model, timed by the batch that served each")
 			.tag("use", use)
 			.register(this.registry)
-			.record(nanos, TimeUnit.NANOSECONDS);
+			.record(embedded.batch().nanos(), TimeUnit.NANOSECONDS);
 		Counter.builder("sample.embedding.texts")
 			.description("Texts embedded")
 			.baseUnit("texts")
 			.tag("use", use)
 			.register(this.registry)
-			.increment(texts);
+			.increment(embedded.vectors().length);
 		Counter.builder("sample.embedding.tokens")
 			.description("Word pieces fed to the embedding model")
 			.baseUnit("tokens")
 			.tag("use", use)
 			.register(this.registry)
-			.increment(tokens);
+			.increment(embedded.totalTokens());
 		DistributionSummary.builder("sample.embedding.batch.size")
-			.description("Texts per call of the embedding model")
+			.description("Texts in the batch of the embedding model that served each request")
 			.baseUnit("texts")
 			.tag("use", use)
 			.register(this.registry)
-			.record(texts);
+			.record(embedded.batch().texts());
 	}
 }

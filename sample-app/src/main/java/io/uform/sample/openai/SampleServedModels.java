@@ -2,6 +2,7 @@ package io.uform.sample.openai;
 
 import java.util.List;
 
+import io.uform.onnxruntime.Embeddings;
 import io.uform.sample.embedding.MiniLm;
 import io.uform.sample.search.TextSearch;
 
@@ -35,7 +36,7 @@ final class SampleServedModels implements ServedModels {
 
 			@Override
 			public Embedded embed(List<String> texts, String field) {
-				TextSearch.Embeddings embeddings = text.embedEach(texts, field);
+				Embeddings embeddings = text.embedEach(texts, field);
 				return new Embedded(embeddings.vectors(), embeddings.tokens());
 			}
 		});

@@ -9,6 +9,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.uform.onnxruntime.Embeddings;
 import io.uform.sample.embedding.MiniLm;
 
 /**
@@ -35,9 +36,9 @@ public class EmbedController {
 			throw new BadSearchException("the body is empty: send {\"texts\": [\"a sentence\", ...]}, 1 to "
 					+ this.text.maxTexts() + " texts");
 		}
-		TextSearch.Embeddings embeddings = this.text.embed(request.texts());
+		Embeddings embeddings = this.text.embed(request.texts());
 		return new EmbedResponse("all-MiniLM-L6-v2 (quantized)", MiniLm.DIMENSIONS, TextSearch.EMBEDDING_PATH,
-				this.text.threads(), embeddings.tookMicros(), embeddings.tokens(), embeddings.vectors());
+				this.text.threads(), embeddings.batch().nanos() / 1_000, embeddings.tokens(), embeddings.vectors());
 	}
 
 	/**
@@ -55,7 +56,7 @@ public class EmbedController {
 	 * @param dimensions floats per vector
 	 * @param path what embedded them
 	 * @param threads threads the batch was sliced across
-	 * @param tookMicros time to tokenize and embed them all
+	 * @param tookMicros time to embed the batch that served them on the executor
 	 * @param tokens each text's tokens
 	 * @param vectors a unit vector per text, in order
 	 */

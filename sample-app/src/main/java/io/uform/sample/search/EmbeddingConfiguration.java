@@ -12,8 +12,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.uform.Executor;
+import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.sample.embedding.EmbeddingMetrics;
-import io.uform.sample.embedding.ExecutorEmbedder;
 import io.uform.sample.embedding.MiniLm;
 import io.uform.sample.passages.DocumentSource;
 
@@ -29,18 +29,14 @@ class EmbeddingConfiguration {
 
 	private static final Log logger = LogFactory.getLog(EmbeddingConfiguration.class);
 
+	/** Closed before the executor is freed: the executor's bean is destroyed after the beans that need it. */
 	@Bean(destroyMethod = "close")
-	MiniLm miniLm() {
+	TextEmbeddingModel embeddingModel(Executor executor, EmbeddingProperties properties) {
 		long start = System.nanoTime();
-		MiniLm model = MiniLm.load();
-		logger.info("Loaded all-MiniLM-L6-v2 (quantized, " + MiniLm.DIMENSIONS + " dimensions) in "
-				+ (System.nanoTime() - start) / 1_000_000 + " ms");
+		TextEmbeddingModel model = MiniLm.load(executor, properties.maxTexts(), SearchService.SLOT_WAIT);
+		logger.info("Loaded all-MiniLM-L6-v2 (quantized, " + MiniLm.DIMENSIONS + " dimensions) on executor '"
+				+ executor.name() + "' in " + (System.nanoTime() - start) / 1_000_000 + " ms");
 		return model;
-	}
-
-	@Bean
-	ExecutorEmbedder executorEmbedder(MiniLm model, Executor executor) {
-		return new ExecutorEmbedder(model, executor);
 	}
 
 	@Bean
@@ -57,14 +53,13 @@ class EmbeddingConfiguration {
 	}
 
 	@Bean
-	PassageIndexer passageIndexer(PassageIndex index, ExecutorEmbedder embedder, Executor executor,
-			EmbeddingMetrics metrics, ApplicationEventPublisher events, CorpusProperties properties) {
-		return new PassageIndexer(index, embedder, executor, metrics, events, properties.batchSize());
+	PassageIndexer passageIndexer(PassageIndex index, TextEmbeddingModel model, EmbeddingMetrics metrics,
+			ApplicationEventPublisher events, CorpusProperties properties) {
+		return new PassageIndexer(index, model, metrics, events, properties.batchSize());
 	}
 
 	@Bean
-	TextSearch textSearch(ExecutorEmbedder embedder, Executor executor, PassageIndex index, EmbeddingMetrics metrics,
-			EmbeddingProperties properties) {
-		return new TextSearch(embedder, executor, index, metrics, SearchService.SLOT_WAIT, properties.maxTexts());
+	TextSearch textSearch(TextEmbeddingModel model, Executor executor, PassageIndex index, EmbeddingMetrics metrics) {
+		return new TextSearch(model, executor, index, metrics, SearchService.SLOT_WAIT);
 	}
 }

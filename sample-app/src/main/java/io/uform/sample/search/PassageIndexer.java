@@ -2,8 +2,6 @@ package io.uform.sample.search;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -14,25 +12,26 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.EventListener;
 
-import io.uform.Executor;
 import io.uform.UformException;
+import io.uform.onnxruntime.Embeddings;
+import io.uform.onnxruntime.TextEmbeddingModel;
+import io.uform.onnxruntime.Truncation;
 import io.uform.sample.embedding.EmbeddingMetrics;
-import io.uform.sample.embedding.ExecutorEmbedder;
 import io.uform.sample.embedding.MiniLm;
 import io.uform.sample.passages.Passage;
 
 /**
- * Builds the passage index in the background after startup: a thread of its own submits one deferred
- * call per batch of passages to the RAM executor, which tokenizes and embeds the batch across its
- * threads, so searches and {@code /embed} calls interleave with the indexing instead of waiting for
- * all of it. Logs its progress, and keeps the application's readiness at {@code REFUSING_TRAFFIC}
+ * Builds the passage index in the background after startup: a thread of its own hands the model one
+ * batch of passages at a time, which the model embeds in a deferred call on the RAM executor across
+ * its threads, so searches and {@code /embed} calls interleave with the indexing instead of waiting
+ * for all of it. Logs its progress, and keeps the application's readiness at {@code REFUSING_TRAFFIC}
  * until the last batch is in, then publishes {@code ACCEPTING_TRAFFIC}.
  *
  * <p>Where threads meet: {@code thread} and {@code stopping} are written by the lifecycle's start and
  * stop (the context's thread), volatile; the indexer thread reads {@code stopping} after an interrupt,
  * and publishes its work through {@link PassageIndex}'s volatile fields. A batch's vectors are written
- * by the executor's threads and read by the indexer thread after the batch's future completes, which
- * orders the two (the fork's return publishes the workers' writes to the deferred call).
+ * by the executor's threads and handed to the indexer thread by the model's future, which orders the
+ * two.
  */
 final class PassageIndexer implements SmartLifecycle {
 
@@ -46,9 +45,7 @@ final class PassageIndexer implements SmartLifecycle {
 
 	private final PassageIndex index;
 
-	private final ExecutorEmbedder embedder;
-
-	private final Executor executor;
+	private final TextEmbeddingModel model;
 
 	private final EmbeddingMetrics metrics;
 
@@ -61,11 +58,10 @@ final class PassageIndexer implements SmartLifecycle {
 	/** Set before the indexer thread is interrupted, so that what the interrupt breaks reads as a stop. */
 	private volatile boolean stopping;
 
-	PassageIndexer(PassageIndex index, ExecutorEmbedder embedder, Executor executor, EmbeddingMetrics metrics,
+	PassageIndexer(PassageIndex index, TextEmbeddingModel model, EmbeddingMetrics metrics,
 			ApplicationEventPublisher events, int batchSize) {
 		this.index = index;
-		this.embedder = embedder;
-		this.executor = executor;
+		this.model = model;
 		this.metrics = metrics;
 		this.events = events;
 		this.batchSize = batchSize;
@@ -128,7 +124,7 @@ final class PassageIndexer implements SmartLifecycle {
 		int total = passages.size();
 		long start = System.nanoTime();
 		logger.info("Indexing " + total + " passages: batches of " + this.batchSize + " embedded on the RAM executor's "
-				+ this.embedder.threads() + " threads");
+				+ this.model.executor().threads() + " threads");
 		float[] vectors = new float[total * MiniLm.DIMENSIONS];
 		int truncated = 0;
 		int nextReport = 1;
@@ -138,9 +134,13 @@ final class PassageIndexer implements SmartLifecycle {
 				for (Passage passage : passages.subList(first, Math.min(total, first + this.batchSize))) {
 					texts.add(passage.heading() + ": " + passage.text());
 				}
-				int offset = first;
-				CompletableFuture<Integer> batch = this.executor.defer(() -> embed(texts, vectors, offset));
-				truncated += batch.get();
+				// Passages longer than the model takes are cut (the queries, the clients', are refused).
+				Embeddings batch = this.model.embedDetailed(texts, Truncation.TRUNCATE);
+				for (int i = 0; i < batch.vectors().length; i++) {
+					System.arraycopy(batch.vectors()[i], 0, vectors, (first + i) * MiniLm.DIMENSIONS, MiniLm.DIMENSIONS);
+				}
+				this.metrics.record("index", batch);
+				truncated += batch.truncated();
 				int done = Math.min(total, first + this.batchSize);
 				this.index.progress(done);
 				// A line per tenth, not per batch: readable for a large corpus, still alive for a slow one.
@@ -154,49 +154,29 @@ final class PassageIndexer implements SmartLifecycle {
 					+ " ms" + ((truncated > 0) ? " (" + truncated + " cut to the model's " + MiniLm.MAX_TOKENS + " tokens)" : ""));
 			AvailabilityChangeEvent.publish(this.events, this, ReadinessState.ACCEPTING_TRAFFIC);
 		}
-		catch (InterruptedException ex) {
-			this.index.failed("stopped before it was complete");
-			logger.info("Indexing stopped at " + this.index.embedded() + " of " + total + " passages: the application stops");
-		}
-		catch (ExecutionException | RuntimeException ex) {
-			Throwable cause = (ex instanceof ExecutionException) ? ex.getCause() : ex;
-			if (this.stopping || closing(cause)) {
-				// Interrupted while waiting for a slot, or the executor refusing calls (the context's close
-				// does that before this indexer is stopped) or freed: the application stops.
+		catch (RuntimeException ex) {
+			if (this.stopping || closing(ex)) {
+				// Interrupted while waiting for the model, the executor refusing calls (the context's close
+				// does that before this indexer is stopped), the model closed or the executor freed: the
+				// application stops.
 				this.index.failed("stopped before it was complete");
 				logger.info("Indexing stopped at " + this.index.embedded() + " of " + total + " passages: the application stops");
 				return;
 			}
-			this.index.failed(String.valueOf(cause));
+			this.index.failed(String.valueOf(ex));
 			logger.error("Indexing failed at " + this.index.embedded() + " of " + total
-					+ " passages; readiness stays REFUSING_TRAFFIC", cause);
+					+ " passages; readiness stays REFUSING_TRAFFIC", ex);
 		}
 	}
 
-	/** Whether the executor refused or dropped a batch because it is being freed or was interrupted. */
-	private static boolean closing(Throwable cause) {
-		return cause instanceof UformException uform
-				&& (uform.status() == UformException.Status.FREED || uform.status() == UformException.Status.INTERRUPTED);
-	}
-
-	/** One batch, in a deferred call: returns how many of its texts were cut to fit the model. */
-	private int embed(List<String> texts, float[] vectors, int offset) {
-		long start = System.nanoTime();
-		long[][] ids = this.embedder.tokenize(texts);
-		int truncated = 0;
-		long tokens = 0;
-		List<long[]> fitting = new ArrayList<>(ids.length);
-		for (long[] text : ids) {
-			long[] fit = this.embedder.model().truncate(text);
-			truncated += (fit != text) ? 1 : 0;
-			tokens += fit.length;
-			fitting.add(fit);
+	/** Whether a batch was refused or dropped because the executor is being freed, or was interrupted. */
+	private static boolean closing(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof UformException uform && (uform.status() == UformException.Status.FREED
+					|| uform.status() == UformException.Status.INTERRUPTED)) {
+				return true;
+			}
 		}
-		float[][] embedded = this.embedder.embed(fitting);
-		for (int i = 0; i < embedded.length; i++) {
-			System.arraycopy(embedded[i], 0, vectors, (offset + i) * MiniLm.DIMENSIONS, MiniLm.DIMENSIONS);
-		}
-		this.metrics.record("index", texts.size(), tokens, System.nanoTime() - start);
-		return truncated;
+		return false;
 	}
 }

@@ -2,25 +2,27 @@ package io.uform.sample.search;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.function.IntFunction;
 
 import org.jspecify.annotations.Nullable;
 
 import io.uform.Executor;
+import io.uform.onnxruntime.EmbeddingRefusedException;
+import io.uform.onnxruntime.Embeddings;
+import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.sample.embedding.EmbeddingMetrics;
-import io.uform.sample.embedding.ExecutorEmbedder;
 import io.uform.sample.embedding.MiniLm;
 import io.uform.sample.passages.Passage;
 
 /**
- * Semantic search over the passage index, and embedding on demand, both on the RAM executor: each
- * request is one deferred call (so requests queue in order within the executor's
- * {@code deferred-limit}, and a saturated service answers 503 rather than queueing forever) that
- * embeds texts across the executor's threads and, for a search, scans the passages' embeddings for the
- * nearest with the same fork-join scan as the vector engines. Searches waiting together are embedded
- * together ({@link QueryBatch}). Bad input never reaches the executor: length, count and a token floor
- * ({@link TokenFloor}) are checked first, then texts are tokenized on the request thread, and only
- * texts that fit are deferred.
+ * Semantic search over the passage index, and embedding on demand, both on the RAM executor: the
+ * model (uform-onnxruntime) embeds each request in a deferred call that takes every request waiting
+ * at that moment, so searches arriving together are embedded together, each text its own session
+ * call; a search then scans the passages' embeddings for the nearest in a deferred call of its own,
+ * with the same fork-join scan as the vector engines. Requests queue in order within the executor's
+ * {@code deferred-limit}, and a saturated service answers 503 rather than queueing forever.
  */
 public final class TextSearch {
 
@@ -30,7 +32,7 @@ public final class TextSearch {
 	/** Path that embeds: the model's session called from the RAM executor's threads. */
 	public static final String EMBEDDING_PATH = "ram-executor";
 
-	private final ExecutorEmbedder embedder;
+	private final TextEmbeddingModel model;
 
 	private final Executor executor;
 
@@ -40,19 +42,13 @@ public final class TextSearch {
 
 	private final Duration slotWait;
 
-	private final int maxTexts;
-
-	private final QueryBatch queries;
-
-	TextSearch(ExecutorEmbedder embedder, Executor executor, PassageIndex index, EmbeddingMetrics metrics,
-			Duration slotWait, int maxTexts) {
-		this.embedder = embedder;
+	TextSearch(TextEmbeddingModel model, Executor executor, PassageIndex index, EmbeddingMetrics metrics,
+			Duration slotWait) {
+		this.model = model;
 		this.executor = executor;
 		this.index = index;
 		this.metrics = metrics;
 		this.slotWait = slotWait;
-		this.maxTexts = maxTexts;
-		this.queries = new QueryBatch(embedder, executor, index, metrics, slotWait, maxTexts);
 	}
 
 	/**
@@ -74,8 +70,17 @@ public final class TextSearch {
 		if (hits < 1 || hits > corpus.rows()) {
 			throw new BadSearchException("k must be between 1 and " + corpus.rows() + " (the passages indexed), was " + hits);
 		}
-		// On the request thread: the executor's threads only ever embed texts that fit.
-		return this.queries.search(fitting(this.embedder.model().tokenize(query), "query"), hits, corpus);
+		Embeddings embedded = embed(Collections.singletonList(query), (i) -> "query", "query");
+		long scanStart = System.nanoTime();
+		RamExecutorSearch scan = new RamExecutorSearch(this.executor, corpus, this.slotWait);
+		List<Hit> nearest = scan.search(embedded.vectors()[0], hits);
+		long scanMicros = (System.nanoTime() - scanStart) / 1_000;
+		List<Found> found = new ArrayList<>(nearest.size());
+		for (Hit hit : nearest) {
+			found.add(new Found(this.index.passages().get(hit.row()), hit.score()));
+		}
+		return new Result(embedded.tokens()[0], embedded.batch().requests(), embedded.batch().nanos() / 1_000,
+				scan.path(), scanMicros, corpus.rows(), found);
 	}
 
 	/**
@@ -87,10 +92,10 @@ public final class TextSearch {
 	public Embeddings embed(List<String> texts) {
 		if (texts == null || texts.isEmpty()) {
 			throw new BadSearchException("texts is missing or empty: send {\"texts\": [\"a sentence\", ...]}, 1 to "
-					+ this.maxTexts + " texts");
+					+ maxTexts() + " texts");
 		}
-		if (texts.size() > this.maxTexts) {
-			throw new BadSearchException("too many texts: " + texts.size() + ", at most " + this.maxTexts
+		if (texts.size() > maxTexts()) {
+			throw new BadSearchException("too many texts: " + texts.size() + ", at most " + maxTexts()
 					+ " per call (sample.embedding.max-texts); split them over several calls");
 		}
 		return embedEach(texts, "texts");
@@ -111,23 +116,21 @@ public final class TextSearch {
 			}
 			checkLength(texts.get(i), field + "[" + i + "]");
 		}
-		// Every text is checked before any is tokenized, and tokenized here, on the request thread.
-		List<long[]> ids = new ArrayList<>(texts.size());
-		int[] tokens = new int[texts.size()];
-		long total = 0;
-		for (int i = 0; i < texts.size(); i++) {
-			ids.add(fitting(this.embedder.model().tokenize(texts.get(i)), field + "[" + i + "]"));
-			tokens[i] = ids.get(i).length;
-			total += tokens[i];
+		return embed(texts, (i) -> field + "[" + i + "]", "embed");
+	}
+
+	/** Embeds, refusing as this service words it, and records the request's meters. */
+	private Embeddings embed(List<String> texts, IntFunction<String> what, String use) {
+		Embeddings embedded;
+		try {
+			embedded = this.model.embedDetailed(texts);
 		}
-		long allTokens = total;
-		return DeferredSearch.await(this.executor.defer(() -> {
-			long start = System.nanoTime();
-			float[][] vectors = this.embedder.embed(ids);
-			long took = System.nanoTime() - start;
-			this.metrics.record("embed", texts.size(), allTokens, took);
-			return new Embeddings(vectors, tokens, took / 1_000);
-		}, this.slotWait));
+		catch (EmbeddingRefusedException ex) {
+			// Empty texts and counts were refused above in this service's words; here, a text too long.
+			throw (ex.tokens() > 0) ? tooLong(what.apply(ex.text()), ex.tokens()) : new BadSearchException(ex.getMessage());
+		}
+		this.metrics.record(use, embedded);
+		return embedded;
 	}
 
 	/**
@@ -135,7 +138,7 @@ public final class TextSearch {
 	 * @return {@code sample.embedding.max-texts}
 	 */
 	public int maxTexts() {
-		return this.maxTexts;
+		return this.model.options().maxTexts();
 	}
 
 	/**
@@ -143,11 +146,12 @@ public final class TextSearch {
 	 * @return the RAM executor's
 	 */
 	public int threads() {
-		return this.embedder.threads();
+		return this.executor.threads();
 	}
 
 	private static void checkLength(String text, String what) {
-		// Before tokenizing: no text this long fits the model, and tokenizing it would cost for nothing.
+		// Before tokenizing, on the request thread: no text this long fits the model, and tokenizing it
+		// (which the model does across the executor's threads for several texts) would cost for nothing.
 		if (text.length() > EmbeddingProperties.MAX_CHARS) {
 			throw new BadSearchException(what + " has " + text.length() + " characters; the model takes at most "
 					+ MiniLm.MAX_TOKENS + " tokens, and this service at most " + EmbeddingProperties.MAX_CHARS
@@ -159,13 +163,6 @@ public final class TextSearch {
 					+ "[CLS] and [SEP]); the model takes at most " + MiniLm.MAX_TOKENS + ", and this service refuses "
 					+ "rather than cut a text silently: shorten it, or split it into several");
 		}
-	}
-
-	private static long[] fitting(long[] ids, String what) {
-		if (ids.length > MiniLm.MAX_TOKENS) {
-			throw tooLong(what, ids.length);
-		}
-		return ids;
 	}
 
 	/**
@@ -193,23 +190,13 @@ public final class TextSearch {
 	 * What a search found and what it took.
 	 *
 	 * @param tokens the query's tokens
-	 * @param batch queries embedded together with this one, itself included
-	 * @param embedMicros time to tokenize and embed the batch
+	 * @param batch requests embedded together with this one, itself included
+	 * @param embedMicros time to embed the batch on the executor
 	 * @param scanPath what scanned
 	 * @param scanMicros time to scan the passages
 	 * @param passages passages searched
 	 * @param found best first
 	 */
 	public record Result(int tokens, int batch, long embedMicros, String scanPath, long scanMicros, int passages, List<Found> found) {
-	}
-
-	/**
-	 * Texts' embeddings.
-	 *
-	 * @param vectors a unit vector per text, in order
-	 * @param tokens each text's tokens
-	 * @param tookMicros time to tokenize and embed them all
-	 */
-	public record Embeddings(float[][] vectors, int[] tokens, long tookMicros) {
 	}
 }

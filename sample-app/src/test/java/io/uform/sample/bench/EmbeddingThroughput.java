@@ -11,15 +11,15 @@ import dev.langchain4j.model.embedding.onnx.allminilml6v2q.AllMiniLmL6V2Quantize
 
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
-import io.uform.sample.embedding.ExecutorEmbedder;
+import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.sample.embedding.MiniLm;
 import io.uform.sample.passages.DocumentSource;
 import io.uform.sample.passages.Passage;
 
 /**
  * Embedding throughput, side by side in one JVM, rounds interleaved so the shared machine's slow
- * moments fall on every path alike: the executor-sliced path (the sample's: the batch sliced across the
- * RAM executor's threads, one text per session call, ONNX Runtime at one thread), ONNX Runtime's own
+ * moments fall on every path alike: the executor-sliced path (the sample's, uform-onnxruntime: the batch
+ * sliced across the RAM executor's threads, one text per session call, ONNX Runtime at one thread), ONNX Runtime's own
  * threading (one padded call for the batch, intra-op threads = cores), the same without padding (one
  * call per text, intra-op threads = cores: ONNX Runtime's threading alone), and langchain4j's
  * {@code AllMiniLmL6V2QuantizedEmbeddingModel.embedAll} with its defaults. Every path tokenizes its
@@ -36,18 +36,18 @@ public final class EmbeddingThroughput {
 	private EmbeddingThroughput() {
 	}
 
-	public static void main(String[] args) {
+	public static void main(String[] args) throws Exception {
 		int rounds = (args.length > 0) ? Integer.parseInt(args[0]) : 12;
 		int cores = Runtime.getRuntime().availableProcessors();
 		List<String> corpus = passages();
 		System.out.printf(Locale.ROOT, "%d cores, %s, %d passages of the bundled docs (at most 128 tokens each)%n",
 				cores, System.getProperty("java.version"), corpus.size());
-		try (MiniLm single = MiniLm.load(); MiniLm own = MiniLm.load(cores);
+		try (OrtOwnThreads own = new OrtOwnThreads(cores);
 				Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(cores));
-				Executor one = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
+				Executor one = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1));
+				TextEmbeddingModel sliced = MiniLm.load(executor, 256, null);
+				TextEmbeddingModel serial = MiniLm.load(one, 256, null)) {
 			AllMiniLmL6V2QuantizedEmbeddingModel langchain = new AllMiniLmL6V2QuantizedEmbeddingModel();
-			ExecutorEmbedder sliced = new ExecutorEmbedder(single, executor);
-			ExecutorEmbedder serial = new ExecutorEmbedder(single, one);
 			for (int size : new int[] { 64, 256 }) {
 				List<String> batch = corpus.subList(0, size);
 				compare(batch, sliced, own, langchain);
@@ -75,28 +75,20 @@ public final class EmbeddingThroughput {
 				}
 				report(size, times);
 			}
-			bounds(corpus.subList(0, 64), sliced, serial, single, rounds);
+			bounds(corpus.subList(0, 64), sliced, serial, own, rounds);
 		}
 	}
 
-	private static float[][] executorPath(ExecutorEmbedder embedder, List<String> batch) {
-		return embedder.embed(Arrays.asList(embedder.tokenize(batch)));
+	private static float[][] executorPath(TextEmbeddingModel model, List<String> batch) {
+		return model.embed(batch);
 	}
 
-	private static float[][] ortPath(MiniLm model, List<String> batch) {
-		long[][] ids = new long[batch.size()][];
-		for (int i = 0; i < ids.length; i++) {
-			ids[i] = model.tokenize(batch.get(i));
-		}
-		return model.embedPadded(ids);
+	private static float[][] ortPath(OrtOwnThreads model, List<String> batch) {
+		return model.padded(batch);
 	}
 
-	private static float[][] ortPerText(MiniLm model, List<String> batch) {
-		float[][] vectors = new float[batch.size()][];
-		for (int i = 0; i < vectors.length; i++) {
-			vectors[i] = model.embed(model.tokenize(batch.get(i)));
-		}
-		return vectors;
+	private static float[][] ortPerText(OrtOwnThreads model, List<String> batch) {
+		return model.perText(batch);
 	}
 
 	private static float[][] langchainPath(AllMiniLmL6V2QuantizedEmbeddingModel model, List<String> batch) {
@@ -113,12 +105,12 @@ public final class EmbeddingThroughput {
 	}
 
 	/** Equal outputs first: exact against one text at a time, cosine against the other two paths. */
-	private static void compare(List<String> batch, ExecutorEmbedder sliced, MiniLm own,
+	private static void compare(List<String> batch, TextEmbeddingModel sliced, OrtOwnThreads own,
 			AllMiniLmL6V2QuantizedEmbeddingModel langchain) {
 		float[][] ours = executorPath(sliced, batch);
 		int exact = 0;
 		for (int i = 0; i < batch.size(); i++) {
-			exact += Arrays.equals(ours[i], sliced.model().embed(sliced.model().tokenize(batch.get(i)))) ? 1 : 0;
+			exact += Arrays.equals(ours[i], sliced.embed(batch.get(i))) ? 1 : 0;
 		}
 		System.out.printf(Locale.ROOT, "%nbatch %d: executor path equals one text at a time on %d of %d texts (bit for bit); "
 				+ "min cosine vs ORT padded batch %.5f, vs ORT per text %.5f, vs langchain4j %.5f%n", batch.size(), exact,
@@ -150,8 +142,8 @@ public final class EmbeddingThroughput {
 	}
 
 	/** What bounds the executor's path: its speed-up over one thread, and the tokenizer's share. */
-	private static void bounds(List<String> batch, ExecutorEmbedder sliced, ExecutorEmbedder serial, MiniLm model,
-			int rounds) {
+	private static void bounds(List<String> batch, TextEmbeddingModel sliced, TextEmbeddingModel serial,
+			OrtOwnThreads model, int rounds) {
 		long[] all = new long[rounds];
 		long[] oneThread = new long[rounds];
 		long[] tokenizing = new long[rounds];
@@ -172,7 +164,7 @@ public final class EmbeddingThroughput {
 		double oneMs = median(oneThread) / 1e6;
 		System.out.printf(Locale.ROOT, "%nbounds, batch %d: %.3f ms per text on 1 thread, %.3f ms on %d; speed-up x%.2f; "
 				+ "tokenizing %.1f%% of the 1-thread time%n", batch.size(), oneMs / batch.size(), allMs / batch.size(),
-				sliced.threads(), oneMs / allMs, 100.0 * median(tokenizing) / median(oneThread));
+				sliced.executor().threads(), oneMs / allMs, 100.0 * median(tokenizing) / median(oneThread));
 	}
 
 	private static double median(long[] values) {
@@ -194,9 +186,9 @@ public final class EmbeddingThroughput {
 	}
 
 	/** The indexer's texts, those short enough that every path embeds the same tokens (no cut). */
-	private static List<String> passages() {
+	private static List<String> passages() throws Exception {
 		List<String> texts = new ArrayList<>();
-		try (MiniLm model = MiniLm.load()) {
+		try (OrtOwnThreads model = new OrtOwnThreads(1)) {
 			for (Passage passage : DocumentSource.passages(null)) {
 				String text = passage.heading() + ": " + passage.text();
 				if (model.tokenize(text).length <= 128) {

@@ -15,6 +15,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 
+import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.sample.embedding.MiniLm;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,7 +40,7 @@ class OpenAiClientsTest {
 	int port;
 
 	@Autowired
-	MiniLm model;
+	TextEmbeddingModel model;
 
 	@Test
 	void springAisOpenAiClientGetsTheModelsVectors() {
@@ -84,7 +85,7 @@ class OpenAiClientsTest {
 	}
 
 	private float[] expected(String text) {
-		return this.model.embed(this.model.tokenize(text));
+		return this.model.embed(text);
 	}
 
 	private String baseUrl() {

@@ -18,7 +18,9 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 
-import io.uform.sample.embedding.MiniLm;
+import java.util.List;
+
+import io.uform.onnxruntime.TextEmbeddingModel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,7 +43,7 @@ class OpenAiRouteTest {
 	int port;
 
 	@Autowired
-	MiniLm model;
+	TextEmbeddingModel model;
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
@@ -50,10 +52,9 @@ class OpenAiRouteTest {
 		JsonNode floats = ok(post("{\"model\": \"" + MODEL + "\", \"input\": [\"first text\", \"second\"]}"));
 		assertThat(floats.get("object").asString()).isEqualTo("list");
 		assertThat(floats.get("model").asString()).isEqualTo(MODEL);
-		long[] first = this.model.tokenize("first text");
-		long[] second = this.model.tokenize("second");
-		assertThat(floats.get("usage").get("prompt_tokens").asLong()).isEqualTo(first.length + second.length);
-		assertThat(floats.get("usage").get("total_tokens").asLong()).isEqualTo(first.length + second.length);
+		int[] tokens = this.model.embedDetailed(List.of("first text", "second")).tokens();
+		assertThat(floats.get("usage").get("prompt_tokens").asLong()).isEqualTo(tokens[0] + tokens[1]);
+		assertThat(floats.get("usage").get("total_tokens").asLong()).isEqualTo(tokens[0] + tokens[1]);
 		JsonNode data = floats.get("data").get(1);
 		assertThat(data.get("object").asString()).isEqualTo("embedding");
 		assertThat(data.get("index").asInt()).isEqualTo(1);
@@ -61,7 +62,7 @@ class OpenAiRouteTest {
 		for (int d = 0; d < vector.length; d++) {
 			vector[d] = data.get("embedding").get(d).floatValue();
 		}
-		assertThat(vector).containsExactly(this.model.embed(second));
+		assertThat(vector).containsExactly(this.model.embed("second"));
 
 		JsonNode base64 = ok(post("{\"model\": \"" + MODEL + "\", \"input\": \"second\", \"encoding_format\": \"base64\", "
 				+ "\"dimensions\": 384, \"user\": \"someone\"}"));
@@ -69,7 +70,7 @@ class OpenAiRouteTest {
 			.order(ByteOrder.LITTLE_ENDIAN);
 		float[] decoded = new float[bytes.remaining() / Float.BYTES];
 		bytes.asFloatBuffer().get(decoded);
-		assertThat(decoded).containsExactly(this.model.embed(second));
+		assertThat(decoded).containsExactly(this.model.embed("second"));
 	}
 
 	@Test

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Timeout;
 
 import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
-import io.uform.sample.embedding.ExecutorEmbedder;
+import io.uform.onnxruntime.TextEmbeddingModel;
+import io.uform.onnxruntime.Truncation;
 import io.uform.sample.embedding.MiniLm;
 import io.uform.sample.passages.DocumentSource;
 import io.uform.sample.passages.Passage;
@@ -44,21 +45,21 @@ class SearchEvaluationTest {
 		List<Question> questions = Question.read(Path.of("src/test/resources/eval/questions.txt"));
 		assertThat(questions).hasSizeGreaterThanOrEqualTo(20);
 		List<Passage> passages = DocumentSource.passages(Path.of("src/test/resources/eval/corpus"));
-		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
-		try (MiniLm model = MiniLm.load()) {
-			ExecutorEmbedder embedder = new ExecutorEmbedder(model, executor);
-			List<String> texts = new ArrayList<>();
-			passages.forEach((passage) -> texts.add(passage.heading() + ": " + passage.text()));
-			List<long[]> ids = new ArrayList<>();
-			for (long[] text : embedder.tokenize(texts)) {
-				ids.add(model.truncate(text));
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
+				TextEmbeddingModel model = MiniLm.load(executor, 64, null)) {
+			// As the indexer embeds them: the heading in front, cut to the model's tokens where longer.
+			List<float[]> vectors = new ArrayList<>();
+			for (int first = 0; first < passages.size(); first += 64) {
+				List<String> texts = new ArrayList<>();
+				passages.subList(first, Math.min(passages.size(), first + 64))
+					.forEach((passage) -> texts.add(passage.heading() + ": " + passage.text()));
+				vectors.addAll(List.of(model.embedDetailed(texts, Truncation.TRUNCATE).vectors()));
 			}
-			float[][] vectors = embedder.embed(ids);
 			int found = 0;
 			double reciprocalRanks = 0;
 			StringBuilder report = new StringBuilder();
 			for (Question question : questions) {
-				float[] query = model.embed(model.tokenize(question.text()));
+				float[] query = model.embed(question.text());
 				List<Integer> ranked = rank(query, vectors, 10);
 				int rank = 0;
 				for (int r = 0; r < ranked.size() && rank == 0; r++) {
@@ -80,22 +81,19 @@ class SearchEvaluationTest {
 			assertThat(recall).as("recall@3").isGreaterThanOrEqualTo(RECALL_AT_3_FLOOR);
 			assertThat(mrr).as("MRR@10").isGreaterThanOrEqualTo(MRR_FLOOR);
 		}
-		finally {
-			executor.close();
-		}
 	}
 
 	/** The rows of the k highest dot products, best first. */
-	private static List<Integer> rank(float[] query, float[][] vectors, int k) {
+	private static List<Integer> rank(float[] query, List<float[]> vectors, int k) {
 		List<Integer> rows = new ArrayList<>();
-		for (int i = 0; i < vectors.length; i++) {
+		for (int i = 0; i < vectors.size(); i++) {
 			rows.add(i);
 		}
-		float[] scores = new float[vectors.length];
-		for (int i = 0; i < vectors.length; i++) {
+		float[] scores = new float[vectors.size()];
+		for (int i = 0; i < vectors.size(); i++) {
 			float sum = 0;
 			for (int d = 0; d < query.length; d++) {
-				sum += query[d] * vectors[i][d];
+				sum += query[d] * vectors.get(i)[d];
 			}
 			scores[i] = sum;
 		}

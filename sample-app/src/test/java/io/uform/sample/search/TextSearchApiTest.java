@@ -21,7 +21,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 
-import io.uform.sample.embedding.MiniLm;
+import io.uform.onnxruntime.TextEmbeddingModel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,7 +46,7 @@ class TextSearchApiTest {
 	PassageIndex index;
 
 	@Autowired
-	MiniLm model;
+	TextEmbeddingModel model;
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
@@ -70,7 +70,8 @@ class TextSearchApiTest {
 		assertThat(response.get("passages").asInt()).isEqualTo(this.index.passages().size());
 		assertThat(response.get("embedding").get("path").asString()).isEqualTo("ram-executor");
 		assertThat(response.get("scan").get("path").asString()).isEqualTo("ram-executor");
-		assertThat(response.get("tokens").asInt()).isEqualTo(this.model.tokenize("How do I set the number of threads?").length);
+		assertThat(response.get("tokens").asInt())
+			.isEqualTo(this.model.embedDetailed(List.of("How do I set the number of threads?")).tokens()[0]);
 		assertThat(response.get("batch").asInt()).isEqualTo(1);
 
 		JsonNode bread = ok(post("/search", "{\"query\": \"how to bake bread\", \"k\": 1}"));
@@ -126,8 +127,8 @@ class TextSearchApiTest {
 		assertThat(response.get("dimensions").asInt()).isEqualTo(384);
 		assertThat(response.get("threads").asInt()).isEqualTo(2);
 		for (int i = 0; i < texts.size(); i++) {
-			long[] ids = this.model.tokenize(texts.get(i));
-			float[] expected = this.model.embed(ids);
+			var alone = this.model.embedDetailed(List.of(texts.get(i)));
+			float[] expected = alone.vectors()[0];
 			JsonNode vector = response.get("vectors").get(i);
 			float[] actual = new float[vector.size()];
 			for (int d = 0; d < actual.length; d++) {
@@ -135,7 +136,7 @@ class TextSearchApiTest {
 			}
 			// Tolerance 0: JSON carries a float's shortest exact representation.
 			assertThat(actual).as("text %d", i).containsExactly(expected);
-			assertThat(response.get("tokens").get(i).asInt()).isEqualTo(ids.length);
+			assertThat(response.get("tokens").get(i).asInt()).isEqualTo(alone.tokens()[0]);
 		}
 	}
 

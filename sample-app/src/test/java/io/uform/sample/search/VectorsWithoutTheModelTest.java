@@ -14,7 +14,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ApplicationContext;
 
-import io.uform.sample.embedding.MiniLm;
+import io.uform.onnxruntime.TextEmbeddingModel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,7 +39,7 @@ class VectorsWithoutTheModelTest {
 
 	@Test
 	void noModelIsLoadedAndTheVectorsAreServed() throws Exception {
-		assertThat(this.context.getBeanNamesForType(MiniLm.class)).isEmpty();
+		assertThat(this.context.getBeanNamesForType(TextEmbeddingModel.class)).isEmpty();
 		assertThat(this.context.getBeanNamesForType(TextSearch.class)).isEmpty();
 		assertThat(get("/actuator/health/readiness").statusCode()).isEqualTo(200);
 		HttpResponse<String> random = get("/search/random?engine=ram&k=3");

@@ -8,12 +8,14 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.core.env.Environment;
 
+import io.uform.UformException;
+
 /**
- * Finds a property as the user set it, with its origin (file and line, or property source), in any
- * of its relaxed spellings: what the failure analysis and the simulated-devices post-processor report
- * back to the user.
+ * A property as the user set it, with its origin (file and line, or property source), in any of its
+ * relaxed spellings, and its value as a report shows it: what the startup reports of the starter and
+ * of its diagnostics ({@code io.uform.spring.autoconfigure.diagnostics}) say back to the user.
  */
-final class ConfiguredProperties {
+public final class ConfiguredProperties {
 
 	private ConfiguredProperties() {
 	}
@@ -24,7 +26,7 @@ final class ConfiguredProperties {
 	 * @param name the property's canonical name, like {@code uform.ram.threads}
 	 * @return the property with its value and origin, or {@code null} where no source sets it
 	 */
-	static @Nullable ConfigurationProperty find(Environment environment, String name) {
+	public static @Nullable ConfigurationProperty find(Environment environment, String name) {
 		ConfigurationPropertyName key = ConfigurationPropertyName.of(name);
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
 			ConfigurationProperty property = source.getConfigurationProperty(key);
@@ -41,7 +43,24 @@ final class ConfiguredProperties {
 	 * @param property the property, or {@code null}
 	 * @return the phrase, with its leading space, or {@code ""}
 	 */
-	static String setIn(@Nullable ConfigurationProperty property) {
+	public static String setIn(@Nullable ConfigurationProperty property) {
 		return (property != null && property.getOrigin() != null) ? " (set in " + property.getOrigin() + ")" : "";
+	}
+
+	/**
+	 * A value as the report prints it: empty or with spaces at either end in quotes, so that it shows
+	 * ({@code cpu-class = ""}, not {@code cpu-class = }), and control and format characters escaped as
+	 * {@code \\uXXXX}, so that a hostile value (a job name holding a terminal escape sequence, or a
+	 * right-to-left override) cannot rewrite the report on the console it is printed to.
+	 * @param value the value, or {@code null}
+	 * @return the value as shown
+	 */
+	public static String shown(@Nullable String value) {
+		if (value == null) {
+			return "null";
+		}
+		String shown = UformException.printable(value);
+		boolean quote = value.isEmpty() || !value.strip().equals(value);
+		return quote ? "\"" + shown + "\"" : shown;
 	}
 }

@@ -52,11 +52,11 @@ public class UformAotDecisions implements ApplicationListener<ApplicationPrepare
 	static void check(Environment environment, ConfigurableListableBeanFactory beans) {
 		ConditionOutcome vram = OnVramEnabledCondition.outcome(environment);
 		if (vram.isMatch() && !beans.containsBeanDefinition(VRAM_BEAN)) {
-			throw mismatch("uform.vram.enabled", environment.getProperty("uform.vram.enabled", "auto"),
+			throw mismatch(OnVramEnabledCondition.PROPERTY, OnVramEnabledCondition.Setting.of(environment).written(),
 					"was built (process-aot) without a VRAM executor", vram);
 		}
-		if (!vram.isMatch() && madeByTheStarter(beans, VRAM_BEAN)) {
-			throw mismatch("uform.vram.enabled", environment.getProperty("uform.vram.enabled", "auto"),
+		if (!vram.isMatch() && madeBy(beans, VRAM_BEAN, UformExecutorConfigurations.VramExecutorConfiguration.class)) {
+			throw mismatch(OnVramEnabledCondition.PROPERTY, OnVramEnabledCondition.Setting.of(environment).written(),
 					"was built (process-aot) with a VRAM executor", vram);
 		}
 		ConditionOutcome mesh = OnMeshCondition.outcome(environment);
@@ -66,23 +66,23 @@ public class UformAotDecisions implements ApplicationListener<ApplicationPrepare
 			throw mismatch(meshProperty, environment.getProperty(meshProperty), "was built (process-aot) without a mesh",
 					mesh);
 		}
-		if (!mesh.isMatch() && madeByTheStarter(beans, MESH_OPTIONS_BEAN)) {
+		if (!mesh.isMatch() && madeBy(beans, MESH_OPTIONS_BEAN, UformMeshConfiguration.class)) {
 			throw mismatch(meshProperty, environment.getProperty(meshProperty), "was built (process-aot) to join a mesh",
 					mesh);
 		}
 	}
 
-	private static boolean madeByTheStarter(ConfigurableListableBeanFactory beans, String name) {
+	private static boolean madeBy(ConfigurableListableBeanFactory beans, String name, Class<?> starterConfiguration) {
 		if (!beans.containsBeanDefinition(name)) {
 			return false;
 		}
-		// Made by a @Bean method of the auto-configuration (whatever name its own bean has).
+		// Made by a @Bean method of the starter's configuration (whatever name its own bean has).
 		String factory = beans.getBeanDefinition(name).getFactoryBeanName();
 		if (factory == null || !beans.containsBeanDefinition(factory)) {
 			return false;
 		}
 		BeanDefinition configuration = beans.getBeanDefinition(factory);
-		return UformAutoConfiguration.class.getName().equals(configuration.getBeanClassName());
+		return starterConfiguration.getName().equals(configuration.getBeanClassName());
 	}
 
 	private static InvalidConfigurationPropertyValueException mismatch(String property, @Nullable Object value,

@@ -5,7 +5,6 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanCreationException;
-import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.env.Environment;
@@ -47,7 +46,8 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 		if (bean != null && (cause.field() != null || !PROPERTIES.containsKey(bean))) {
 			// The user's own code called uform while its bean was made (a fork in a constructor, say), and
 			// uform refused the call: the uform beans turn a refused field into a property or bean report.
-			String what = (cause.field() != null) ? cause.field() + " = " + shown(cause.value()) + " is invalid"
+			String what = (cause.field() != null)
+					? cause.field() + " = " + ConfiguredProperties.shown(cause.value()) + " is invalid"
 					: cause.getMessage() + " [" + cause.status() + "]";
 			String action = (cause.field() != null) ? "Fix that call in bean '" + bean + "': " + cause.fix() + "."
 					: "Fix that call in bean '" + bean + "', or what it depends on. " + action(cause, null);
@@ -69,12 +69,13 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 				|| cause.status() != UformException.Status.NO_DEVICE || this.environment == null) {
 			return "";
 		}
-		ConfigurationProperty enabled = ConfiguredProperties.find(this.environment, "uform.vram.enabled");
-		if (enabled == null) {
+		OnVramEnabledCondition.Setting enabled = OnVramEnabledCondition.Setting.of(this.environment);
+		if (enabled.value() != UformProperties.VramEnabled.TRUE || enabled.property() == null) {
 			return "";
 		}
-		return "uform.vram.enabled = " + shown(String.valueOf(enabled.getValue())) + ConfiguredProperties.setIn(enabled)
-				+ " asks for it on every machine, and uform found no device for it: ";
+		return "uform.vram.enabled = " + ConfiguredProperties.shown(String.valueOf(enabled.property().getValue()))
+				+ ConfiguredProperties.setIn(enabled.property()) + " asks for it on every machine, and uform found no "
+				+ "device for it: ";
 	}
 
 	private static String action(UformException cause, @Nullable String bean) {
@@ -97,21 +98,6 @@ class UformFailureAnalyzer extends AbstractFailureAnalyzer<UformException> {
 					+ " values, or raise the timeout; the message above names what was missing.";
 			default -> "Check " + properties + " against the message above.";
 		};
-	}
-
-	/**
-	 * A value as the report prints it: empty or with spaces at either end in quotes, so that it shows
-	 * ({@code cpu-class = ""}, not {@code cpu-class = }), and control and format characters escaped as
-	 * {@code \\uXXXX}, so that a hostile value (a job name holding a terminal escape sequence, or a
-	 * right-to-left override) cannot rewrite the report on the console it is printed to.
-	 */
-	static String shown(@Nullable String value) {
-		if (value == null) {
-			return "null";
-		}
-		String shown = UformException.printable(value);
-		boolean quote = value.isEmpty() || !value.strip().equals(value);
-		return quote ? "\"" + shown + "\"" : shown;
 	}
 
 	/** The innermost bean whose creation failed: the one the exception came from. */

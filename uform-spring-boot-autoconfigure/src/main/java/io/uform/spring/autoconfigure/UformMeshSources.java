@@ -1,5 +1,6 @@
 package io.uform.spring.autoconfigure;
 
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -50,7 +51,7 @@ public final class UformMeshSources {
 	 *         launcher's variables are half set, disagree, or are missing for a chosen launcher
 	 */
 	static UformMeshSources of(UformProperties properties, Environment environment) {
-		MeshOptions explicit = UformAutoConfiguration.meshOptions(properties);
+		MeshOptions explicit = fromProperties(properties.getMesh());
 		MeshLauncher launcher = properties.getMesh().getLauncher();
 		MeshLaunch launch = MeshLaunch.none();
 		MeshOptions options = explicit;
@@ -80,6 +81,15 @@ public final class UformMeshSources {
 		origins.put("timeout", origin(environment, "uform.mesh.timeout", explicit.timeout(), options.timeout(), null,
 				launch, "unset: " + MeshOptions.DEFAULT_TIMEOUT.toSeconds() + "s"));
 		return new UformMeshSources(options, launch, origins);
+	}
+
+	/** The options as {@code uform.mesh.*} alone makes them, before the launcher's variables fill in the rest. */
+	private static MeshOptions fromProperties(UformProperties.Mesh mesh) {
+		// A blank directory (UFORM_MESH_DIRECTORY= in a manifest whose value did not arrive) is unset, not
+		// Path.of(""), the working directory, where each host would wait alone for the whole timeout.
+		String directory = mesh.getDirectory();
+		return new MeshOptions(mesh.getHostDomainIndex(), mesh.getHostDomainCount(), mesh.getGpusPerMultimemDomain(),
+				StringUtils.hasText(directory) ? Path.of(directory) : null, mesh.getJob(), mesh.getTimeout());
 	}
 
 	/**
@@ -177,7 +187,7 @@ public final class UformMeshSources {
 
 	/**
 	 * Whether {@code uform.mesh.directory} is set; blank counts as unset, as
-	 * {@link UformAutoConfiguration#meshOptions} reads it.
+	 * {@link #of} reads it.
 	 */
 	static boolean hasDirectory(Environment environment) {
 		return StringUtils.hasText(Binder.get(environment).bind("uform.mesh.directory", String.class).orElse(null));

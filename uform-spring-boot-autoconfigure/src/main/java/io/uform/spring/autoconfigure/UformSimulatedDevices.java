@@ -21,15 +21,15 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.util.unit.DataSize;
 
-import io.uform.gpu.SimulatedDevices;
+import io.uform.SimulatedGpus;
 
 /**
  * Lets {@value #COUNT_PROPERTY} and {@value #MEMORY_PROPERTY} be set like any Spring property
  * (application.yml, command line, environment), although uform reads simulated devices only from the
- * JVM's system properties {@value SimulatedDevices#COUNT_PROPERTY} and
- * {@value SimulatedDevices#MEMORY_PROPERTY} (or the environment variables
- * {@value SimulatedDevices#COUNT_VARIABLE} and {@value SimulatedDevices#MEMORY_VARIABLE}), once per
- * JVM, when something first lists GPUs ({@link SimulatedDevices#system()}).
+ * JVM's system properties {@value SimulatedGpus#COUNT_PROPERTY} and
+ * {@value SimulatedGpus#MEMORY_PROPERTY} (or the environment variables
+ * {@value SimulatedGpus#COUNT_VARIABLE} and {@value SimulatedGpus#MEMORY_VARIABLE}), once per
+ * JVM, when something first lists GPUs ({@link SimulatedGpus}).
  *
  * <p>Runs right after Boot's {@link ConfigDataEnvironmentPostProcessor} has loaded the config files
  * and before any bean exists, so before anything of this application lists GPUs. For each of the two
@@ -50,16 +50,16 @@ import io.uform.gpu.SimulatedDevices;
  * {@code uform.devices.simulated.memory}: as a Spring property that would make
  * {@value #COUNT_PROPERTY} both a value and a parent, which YAML cannot write
  * ({@code simulated: 2} and {@code simulated: {memory: 512MB}} are the same key). In the environment
- * both spell {@value SimulatedDevices#MEMORY_VARIABLE}, which Spring's relaxed binding reads as
+ * both spell {@value SimulatedGpus#MEMORY_VARIABLE}, which Spring's relaxed binding reads as
  * {@value #MEMORY_PROPERTY}.
  */
-class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
+public class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
 
 	/** Spring property holding the device count; the same name as uform's system property. */
-	static final String COUNT_PROPERTY = SimulatedDevices.COUNT_PROPERTY;
+	public static final String COUNT_PROPERTY = SimulatedGpus.COUNT_PROPERTY;
 
 	/** Spring property holding the memory per device, copied to uform's system property. */
-	static final String MEMORY_PROPERTY = "uform.devices.simulated-memory";
+	public static final String MEMORY_PROPERTY = "uform.devices.simulated-memory";
 
 	/** Right after the config files are loaded. */
 	static final int ORDER = ConfigDataEnvironmentPostProcessor.ORDER + 1;
@@ -70,7 +70,7 @@ class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
 
 	private final Map<String, String> environmentVariables;
 
-	private final Supplier<@Nullable SimulatedDevices> discovered;
+	private final Supplier<@Nullable SimulatedGpus> discovered;
 
 	/**
 	 * Made by Spring Boot, with the JVM's own system properties and environment. Public as the one
@@ -78,7 +78,7 @@ class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
 	 * @param logFactory Boot's log factory, whose logs are replayed once logging is set up
 	 */
 	public UformSimulatedDevices(DeferredLogFactory logFactory) {
-		this(logFactory, System.getProperties(), System.getenv(), SimulatedDevices::systemIfRead);
+		this(logFactory, System.getProperties(), System.getenv(), SimulatedGpus::discovered);
 	}
 
 	/**
@@ -89,7 +89,7 @@ class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
 	 * @param discovered what discovery read, {@code null} while it has not run
 	 */
 	UformSimulatedDevices(DeferredLogFactory logFactory, Properties systemProperties,
-			Map<String, String> environmentVariables, Supplier<@Nullable SimulatedDevices> discovered) {
+			Map<String, String> environmentVariables, Supplier<@Nullable SimulatedGpus> discovered) {
 		this.logger = logFactory.getLog(UformSimulatedDevices.class);
 		this.systemProperties = systemProperties;
 		this.environmentVariables = environmentVariables;
@@ -109,19 +109,19 @@ class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
 		String countValue = (count != null) ? Integer.toString(count(count)) : null;
 		String memoryValue = (memory != null) ? uformSize(memoryBytes(memory)) : null;
 		if (count != null && countValue != null) {
-			apply(count, countValue, SimulatedDevices.COUNT_PROPERTY, SimulatedDevices.COUNT_VARIABLE);
+			apply(count, countValue, SimulatedGpus.COUNT_PROPERTY, SimulatedGpus.COUNT_VARIABLE);
 		}
 		if (memory != null && memoryValue != null) {
-			apply(memory, memoryValue, SimulatedDevices.MEMORY_PROPERTY, SimulatedDevices.MEMORY_VARIABLE);
+			apply(memory, memoryValue, SimulatedGpus.MEMORY_PROPERTY, SimulatedGpus.MEMORY_VARIABLE);
 		}
-		SimulatedDevices effective = this.discovered.get();
+		SimulatedGpus effective = this.discovered.get();
 		if (effective == null) {
-			effective = SimulatedDevices.from(this.systemProperties, this.environmentVariables);
+			effective = SimulatedGpus.read(this.systemProperties, this.environmentVariables);
 		}
 		for (String problem : effective.problems()) {
 			this.logger.warn(problem);
 		}
-		if (effective.enabled()) {
+		if (effective.count() > 0) {
 			this.logger.warn("Simulated GPUs are on: " + effective.note()
 					+ ". Kernel launches fail on them; use them for tests and development, not in production.");
 		}
@@ -167,15 +167,15 @@ class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
 	 * what it read differs from {@code value}.
 	 */
 	private boolean tooLate(Setting setting, String systemProperty, String value) {
-		SimulatedDevices read = this.discovered.get();
+		SimulatedGpus read = this.discovered.get();
 		if (read == null) {
 			return false;
 		}
-		SimulatedDevices wanted = SimulatedDevices.from(single(systemProperty, value), Map.of());
-		boolean same = systemProperty.equals(SimulatedDevices.COUNT_PROPERTY) ? wanted.count() == read.count()
+		SimulatedGpus wanted = SimulatedGpus.read(single(systemProperty, value), Map.of());
+		boolean same = systemProperty.equals(SimulatedGpus.COUNT_PROPERTY) ? wanted.count() == read.count()
 				: wanted.memoryBytes() == read.memoryBytes();
 		if (!same) {
-			String found = read.enabled() ? read.note() : "no simulated devices";
+			String found = (read.count() > 0) ? read.note() : "no simulated devices";
 			this.logger.warn(setting + " cannot take effect any more: GPU discovery already ran in this JVM and found "
 					+ found + ". Set the system property " + systemProperty + "=" + value
 					+ " when the JVM starts (-D" + systemProperty + "=" + value + ") instead.");
@@ -185,12 +185,12 @@ class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
 
 	/** Whether two values of one uform setting mean the same, read as uform reads them. */
 	private static boolean sameMeaning(String systemProperty, String jvmValue, String springValue) {
-		SimulatedDevices jvm = SimulatedDevices.from(single(systemProperty, jvmValue), Map.of());
-		SimulatedDevices spring = SimulatedDevices.from(single(systemProperty, springValue), Map.of());
+		SimulatedGpus jvm = SimulatedGpus.read(single(systemProperty, jvmValue), Map.of());
+		SimulatedGpus spring = SimulatedGpus.read(single(systemProperty, springValue), Map.of());
 		if (!jvm.problems().isEmpty()) {
 			return false;
 		}
-		return systemProperty.equals(SimulatedDevices.COUNT_PROPERTY) ? jvm.count() == spring.count()
+		return systemProperty.equals(SimulatedGpus.COUNT_PROPERTY) ? jvm.count() == spring.count()
 				: jvm.memoryBytes() == spring.memoryBytes();
 	}
 
@@ -208,16 +208,16 @@ class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered {
 		catch (NumberFormatException ex) {
 			count = -1;
 		}
-		if (count < 0 || count > SimulatedDevices.MAX_COUNT) {
+		if (count < 0 || count > SimulatedGpus.MAX_COUNT) {
 			throw setting.invalid("Use a whole number of simulated devices from 0 (off) to "
-					+ SimulatedDevices.MAX_COUNT);
+					+ SimulatedGpus.MAX_COUNT);
 		}
 		return count;
 	}
 
 	private static long memoryBytes(Setting setting) {
 		DataSize size = dataSize(setting.value);
-		if (size == null || size.toBytes() < SimulatedDevices.MIN_MEMORY_BYTES) {
+		if (size == null || size.toBytes() < SimulatedGpus.MIN_MEMORY_BYTES) {
 			throw setting.invalid("Use a size of at least 1MB, like 512MB or 2GB");
 		}
 		return size.toBytes();

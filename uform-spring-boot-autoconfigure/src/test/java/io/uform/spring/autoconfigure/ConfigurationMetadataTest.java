@@ -23,6 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
 import io.uform.ExecutorForRamConfig;
 import io.uform.gpu.GpuClasses;
 import io.uform.host.CpuClasses;
+import io.uform.spring.autoconfigure.diagnostics.UformBindFailureAnalyzer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

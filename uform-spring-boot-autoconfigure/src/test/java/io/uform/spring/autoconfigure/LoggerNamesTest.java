@@ -15,6 +15,7 @@ import org.apache.commons.logging.Log;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.logging.DeferredLogFactory;
+import io.uform.spring.autoconfigure.diagnostics.UformUnknownProperties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -15,7 +15,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
 
-import io.uform.gpu.SimulatedDevices;
+import io.uform.SimulatedGpus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -36,14 +36,14 @@ class UformEnvironmentPostProcessorsStartupTest {
 
 	@BeforeEach
 	void saveTheJvmsSettings() {
-		this.savedCount = System.getProperty(SimulatedDevices.COUNT_PROPERTY);
-		this.savedMemory = System.getProperty(SimulatedDevices.MEMORY_PROPERTY);
+		this.savedCount = System.getProperty(SimulatedGpus.COUNT_PROPERTY);
+		this.savedMemory = System.getProperty(SimulatedGpus.MEMORY_PROPERTY);
 	}
 
 	@AfterEach
 	void restoreTheJvmsSettings() {
-		restore(SimulatedDevices.COUNT_PROPERTY, this.savedCount);
-		restore(SimulatedDevices.MEMORY_PROPERTY, this.savedMemory);
+		restore(SimulatedGpus.COUNT_PROPERTY, this.savedCount);
+		restore(SimulatedGpus.MEMORY_PROPERTY, this.savedMemory);
 	}
 
 	@Test
@@ -61,12 +61,12 @@ class UformEnvironmentPostProcessorsStartupTest {
 
 	@Test
 	void simulatedMemoryFromApplicationYmlIsCheckedAgainstTheJvmsSetting(CapturedOutput output) {
-		System.setProperty(SimulatedDevices.MEMORY_PROPERTY, "256MB");
+		System.setProperty(SimulatedGpus.MEMORY_PROPERTY, "256MB");
 		start("--spring.config.location=classpath:io/uform/spring/autoconfigure/simulated-memory.yml");
 		assertThat(output).contains("uform.devices.simulated-memory = 512MB (set in class path resource "
 				+ "[io/uform/spring/autoconfigure/simulated-memory.yml] - 3:23) is not used: the system property "
 				+ "uform.devices.simulated.memory = 256MB is set, and GPU discovery reads that one.");
-		assertThat(System.getProperty(SimulatedDevices.MEMORY_PROPERTY)).isEqualTo("256MB");
+		assertThat(System.getProperty(SimulatedGpus.MEMORY_PROPERTY)).isEqualTo("256MB");
 	}
 
 	@Test
@@ -78,7 +78,7 @@ class UformEnvironmentPostProcessorsStartupTest {
 			.contains("Use a whole number of simulated devices from 0 (off) to 64 (set in "
 					+ "\"uform.devices.simulated\" from property source \"commandLineArgs\").")
 			.contains("Review the value of the property with the provided reason.");
-		assertThat(System.getProperty(SimulatedDevices.COUNT_PROPERTY)).isEqualTo(this.savedCount);
+		assertThat(System.getProperty(SimulatedGpus.COUNT_PROPERTY)).isEqualTo(this.savedCount);
 	}
 
 	private static void start(String... args) {

@@ -290,9 +290,9 @@ class UformFailureAnalyzerTest {
 	void formatCharactersPastTheBasicPlaneAreEscapedToo() {
 		// U+E0041 and U+E007F, tag characters: format characters, invisible, each two chars in Java.
 		String tagged = "run\uDB40\uDC41\uDB40\uDC7F";
-		assertThat(UformFailureAnalyzer.shown(tagged)).isEqualTo("run\\uDB40\\uDC41\\uDB40\\uDC7F");
+		assertThat(ConfiguredProperties.shown(tagged)).isEqualTo("run\\uDB40\\uDC41\\uDB40\\uDC7F");
 		// A character past the basic plane that is no format character is printed as it is.
-		assertThat(UformFailureAnalyzer.shown("run-\uD83D\uDE80")).isEqualTo("run-\uD83D\uDE80");
+		assertThat(ConfiguredProperties.shown("run-\uD83D\uDE80")).isEqualTo("run-\uD83D\uDE80");
 	}
 
 	@Test

@@ -17,6 +17,7 @@ import io.uform.Executor;
 import io.uform.ExecutorForRamConfig;
 import io.uform.Mood;
 import io.uform.spring.autoconfigure.UformExecutorLifecycleTest.NeverReturns;
+import io.uform.spring.autoconfigure.diagnostics.UformBindFailureAnalyzer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

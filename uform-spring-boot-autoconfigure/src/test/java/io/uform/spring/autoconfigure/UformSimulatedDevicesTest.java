@@ -25,7 +25,7 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.ClassPathResource;
 
-import io.uform.gpu.SimulatedDevices;
+import io.uform.SimulatedGpus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -43,7 +43,7 @@ class UformSimulatedDevicesTest {
 
 	private final Map<String, String> environmentVariables = new HashMap<>();
 
-	private SimulatedDevices discovered;
+	private SimulatedGpus discovered;
 
 	private final StandardEnvironment environment = withoutTheJvmsOwnSources();
 
@@ -53,7 +53,7 @@ class UformSimulatedDevicesTest {
 		postProcess();
 		assertThat(this.systemProperties).containsEntry("uform.devices.simulated", "2")
 			.containsEntry("uform.devices.simulated.memory", "512MB");
-		assertThat(SimulatedDevices.from(this.systemProperties, Map.of()).memoryBytes()).isEqualTo(512L << 20);
+		assertThat(SimulatedGpus.read(this.systemProperties, Map.of()).memoryBytes()).isEqualTo(512L << 20);
 		assertThat(output).contains("WARN")
 			.contains("Simulated GPUs are on: 2 simulated devices of 512 MiB each (uform.devices.simulated=2, "
 					+ "uform.devices.simulated.memory=512MB): host memory, not GPUs. Kernel launches fail on them;")
@@ -118,7 +118,7 @@ class UformSimulatedDevicesTest {
 
 	@Test
 	void afterDiscoveryADifferentValueCannotTakeEffectAndIsNotWritten(CapturedOutput output) {
-		this.discovered = SimulatedDevices.none();
+		this.discovered = SimulatedGpus.read(new Properties(), Map.of());
 		fromCommandLine("uform.devices.simulated", "2");
 		postProcess();
 		assertThat(this.systemProperties).doesNotContainKey("uform.devices.simulated");
@@ -130,7 +130,7 @@ class UformSimulatedDevicesTest {
 
 	@Test
 	void afterDiscoveryTheSameValueIsQuiet(CapturedOutput output) {
-		this.discovered = SimulatedDevices.of(2, SimulatedDevices.DEFAULT_MEMORY_BYTES);
+		this.discovered = SimulatedGpus.read(new Properties(), Map.of(SimulatedGpus.COUNT_VARIABLE, "2"));
 		fromCommandLine("uform.devices.simulated", "2");
 		postProcess();
 		assertThat(output).doesNotContain("cannot take effect").contains("Simulated GPUs are on: 2 simulated devices");
@@ -212,7 +212,7 @@ class UformSimulatedDevicesTest {
 	}
 
 	private UformSimulatedDevices processor() {
-		Supplier<SimulatedDevices> discovered = () -> this.discovered;
+		Supplier<SimulatedGpus> discovered = () -> this.discovered;
 		return new UformSimulatedDevices(Supplier::get, this.systemProperties,
 				this.environmentVariables, discovered);
 	}

@@ -10,6 +10,10 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.aot.hint.TypeReference;
 
+import io.uform.ExecutorForRamConfig;
+import io.uform.ExecutorForVramConfig;
+import io.uform.MeshOptions;
+
 /**
  * {@link RuntimeHintsRegistrar} for what the uform-java library loads by name rather than by a
  * reference the native-image compiler can follow:
@@ -21,7 +25,9 @@ import org.springframework.aot.hint.TypeReference;
  * <li>the JNA {@code ByReference} types uform passes to the CUDA driver and NVML: JNA makes one of
  * each through its no-argument constructor, reflectively, to learn how to pass it;</li>
  * <li>uform's libc binding for thread pinning ({@code sched_setaffinity}, bound by JNA direct
- * mapping): JNA lists the class's declared methods and registers them as JNI natives.</li>
+ * mapping): JNA lists the class's declared methods and registers them as JNI natives;</li>
+ * <li>the config records' components, which the starter reads to name the property behind a field
+ * uform refused.</li>
  * </ul>
  * JNA's own needs (its {@code jnidispatch} library and the JNI calls that library makes into JNA)
  * are JNA's to declare, whatever application uses it; the Actuator endpoint's replies are
@@ -49,5 +55,9 @@ public class UformRuntimeHints implements RuntimeHintsRegistrar {
 		TypeReference libc = TypeReference.of(LIBC_BINDING);
 		hints.reflection().registerType(libc, MemberCategory.INVOKE_DECLARED_METHODS);
 		hints.jni().registerType(libc, MemberCategory.INVOKE_DECLARED_METHODS);
+		for (Class<?> config : new Class<?>[] { ExecutorForRamConfig.class, ExecutorForVramConfig.class,
+				MeshOptions.class }) {
+			hints.reflection().registerType(config, MemberCategory.INVOKE_PUBLIC_METHODS);
+		}
 	}
 }

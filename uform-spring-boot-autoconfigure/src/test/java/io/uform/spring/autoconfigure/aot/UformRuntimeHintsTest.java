@@ -121,9 +121,9 @@ class UformRuntimeHintsTest {
 		// SpringFactoriesLoaderRuntimeHints (spring-core's aot.factories) registers them; nothing here
 		// repeats it, and this shows that it still does.
 		for (String name : List.of("io.uform.spring.autoconfigure.UformFailureAnalyzer",
-				"io.uform.spring.autoconfigure.UformBindFailureAnalyzer",
+				"io.uform.spring.autoconfigure.diagnostics.UformBindFailureAnalyzer",
 				"io.uform.spring.autoconfigure.UformSimulatedDevices",
-				"io.uform.spring.autoconfigure.UformUnknownProperties",
+				"io.uform.spring.autoconfigure.diagnostics.UformUnknownProperties",
 				"io.uform.spring.autoconfigure.UformAotDecisions")) {
 			assertThat(RuntimeHintsPredicates.reflection().onType(TypeReference.of(name))
 				.withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).as(name).accepts(hints);

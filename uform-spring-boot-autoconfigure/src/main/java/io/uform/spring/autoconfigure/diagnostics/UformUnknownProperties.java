@@ -1,13 +1,7 @@
-package io.uform.spring.autoconfigure;
+package io.uform.spring.autoconfigure.diagnostics;
 
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Enumeration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,8 +15,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
-import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
 import org.springframework.boot.context.properties.bind.AbstractBindHandler;
 import org.springframework.boot.context.properties.bind.BindContext;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -41,10 +33,12 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
-import org.springframework.util.ClassUtils;
 
-import io.uform.gpu.SimulatedDevices;
-import io.uform.host.NearestNames;
+import io.uform.SimulatedGpus;
+import io.uform.Uform;
+import io.uform.spring.autoconfigure.ConfiguredProperties;
+import io.uform.spring.autoconfigure.UformProperties;
+import io.uform.spring.autoconfigure.UformSimulatedDevices;
 
 /**
  * Logs a WARN for each {@code uform.*} key that binds to nothing, such as {@code uform.ram.thread}
@@ -65,7 +59,7 @@ import io.uform.host.NearestNames;
  * {@code uform.devices.simulated.memory} where uform reads it: in the system properties and the
  * environment.</li>
  * <li>Only when a key is unknown to both: the configuration metadata on the class path
- * ({@value #METADATA}, {@code uform.} names), read with Boot's metadata library, so that a property another
+ * ({@link UformMetadata}), so that a property another
  * component declares there is valid too. The metadata also gives the suggestions.</li>
  * </ol>
  * Keys of the same list or map are compared with their indices set aside, so that a list written as
@@ -78,19 +72,16 @@ import io.uform.host.NearestNames;
  * {@code UFORM_*} variables.
  *
  * <p>It also warns of a text value that is none of the values its property's metadata hints list
- * ({@code cpu-class: intel-haswel}; see {@link UformValueHints}), so that a second typo in a file is
+ * ({@code cpu-class: intel-haswel}), so that a second typo in a file is
  * reported in the same start as the first. Every suggestion, of a key or a value, comes from
- * {@link NearestNames}, the rule uform's own messages use.
+ * {@link Uform#nearestNames}, the rule uform's own messages use.
  *
  * <p>Runs last among the post-processors, so keys any of them added are checked too; it only logs.
  */
-class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
+public class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 
 	/** After every other post-processor. */
 	static final int ORDER = Ordered.LOWEST_PRECEDENCE;
-
-	/** Configuration metadata the configuration processor writes into each jar. */
-	static final String METADATA = "META-INF/spring-configuration-metadata.json";
 
 	private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("uform");
 
@@ -141,7 +132,7 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 		for (String name : OTHER_SPRING_NAMES) {
 			known.add(shape(ConfigurationPropertyName.of(name)));
 		}
-		String jvmMemory = shape(ConfigurationPropertyName.of(SimulatedDevices.MEMORY_PROPERTY));
+		String jvmMemory = shape(ConfigurationPropertyName.of(SimulatedGpus.MEMORY_PROPERTY));
 		Map<String, List<Key>> unknown = new LinkedHashMap<>();
 		for (Key key : keys) {
 			String shape = shape(key.name);
@@ -164,18 +155,22 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 		if (unknown.isEmpty()) {
 			return;
 		}
-		Metadata metadata = Metadata.read(application.getClassLoader(), this.logger);
-		Set<String> candidates = new TreeSet<>(metadata.names);
+		ClassLoader classLoader = application.getClassLoader();
+		UformMetadata metadata = UformMetadata.all(classLoader, this.logger);
+		Set<String> shapes = metadata.shapes(null, classLoader);
+		Set<String> mapShapes = metadata.shapes(Map.class, classLoader);
+		Set<String> listShapes = metadata.shapes(Collection.class, classLoader);
+		Set<String> candidates = new TreeSet<>(metadata.names());
 		candidates.addAll(OTHER_SPRING_NAMES);
 		bound.names().forEach((name) -> candidates.add(withoutIndices(name)));
 		unknown.forEach((group, found) -> {
 			boolean element = group.endsWith("[]");
 			String shape = (element) ? group.substring(0, group.length() - 2) : group;
-			if (metadata.declares(shape, element)) {
+			if ((element ? listShapes : shapes).contains(shape) || mapShapes.stream()
+				.anyMatch((map) -> shape.startsWith(map + ".") || shape.startsWith(map + "["))) {
 				return;
 			}
-			if (element && !bound.listShapes().contains(shape)
-					&& (known.contains(shape) || metadata.shapes.contains(shape))) {
+			if (element && !bound.listShapes().contains(shape) && (known.contains(shape) || shapes.contains(shape))) {
 				this.logger.warn(singleValueMessage(found, withoutIndices(found.get(0).name)));
 			}
 			else {
@@ -190,7 +185,7 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 	 */
 	private void warnOfUnknownValues(List<Key> keys, Bound bound, ConfigurableEnvironment environment,
 			ClassLoader classLoader) {
-		UformValueHints hints = null;
+		UformMetadata own = null;
 		Set<String> checked = new HashSet<>();
 		for (Key key : keys) {
 			String shape = shape(key.name);
@@ -209,14 +204,16 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 			if (value.contains("${")) {
 				continue;
 			}
-			if (hints == null) {
-				hints = UformValueHints.read(classLoader, this.logger);
+			if (own == null) {
+				own = UformMetadata.own(classLoader, this.logger);
 			}
-			String problem = hints.problem(shape, value);
-			if (problem != null) {
-				this.logger.warn("Property '" + key.written + "' = " + UformFailureAnalyzer.shown(value) + " (set in "
-						+ ((key.origin != null) ? key.origin : "property source of unknown origin") + ") is "
-						+ problem);
+			List<String> takes = own.textValues(shape);
+			if (takes != null && !takes.contains(value)) {
+				List<String> near = Uform.nearestNames(value, takes);
+				this.logger.warn("Property '" + key.written + "' = " + ConfiguredProperties.shown(value) + " (set in "
+						+ ((key.origin != null) ? key.origin : "property source of unknown origin") + ") is none of "
+						+ "the values it takes; " + (near.isEmpty() ? "it takes " + String.join(", ", takes)
+								: "did you mean " + either(near) + "?"));
 			}
 		}
 	}
@@ -346,8 +343,11 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 		return shape.toString();
 	}
 
-	/** A name as a suggestion, in its dashed form without trailing list indices. */
-	private static String withoutIndices(ConfigurationPropertyName name) {
+	/**
+	 * A name in its dashed form without trailing list indices: {@code uform.vram.devices[1]} is
+	 * {@code uform.vram.devices}.
+	 */
+	static String withoutIndices(ConfigurationPropertyName name) {
 		ConfigurationPropertyName shortened = name;
 		while (shortened.isLastElementIndexed() && shortened.getNumberOfElements() > 1) {
 			shortened = shortened.getParent();
@@ -356,7 +356,7 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 	}
 
 	/**
-	 * The candidates nearest a key's shape by uform's one did-you-mean rule ({@link NearestNames}),
+	 * The candidates nearest a key's shape by uform's one did-you-mean rule ({@link Uform#nearestNames}),
 	 * compared in Boot's uniform form, so that {@code cpuclas} is one edit from {@code cpu-class}.
 	 * @return the nearest, empty when none is near enough to be a typo
 	 */
@@ -369,7 +369,7 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 			}
 		}
 		List<String> nearest = new ArrayList<>();
-		for (String found : NearestNames.nearest(shape, byShape.keySet())) {
+		for (String found : Uform.nearestNames(shape, byShape.keySet())) {
 			nearest.add(byShape.get(found));
 		}
 		return nearest;
@@ -388,7 +388,7 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 		return "Unknown property '" + found.get(0).written + "' (set in " + String.join(" and in ", places)
 				+ ") binds to nothing and is ignored; "
 				+ (suggestions.isEmpty() ? "no uform property has a similar name."
-						: "did you mean " + NearestNames.either(quoted(suggestions)) + "?");
+						: "did you mean " + either(quoted(suggestions)) + "?");
 	}
 
 	private static List<String> quoted(List<String> names) {
@@ -411,7 +411,7 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 	 * would be a wrong example for {@code uform.ram.cpu-class[0]}.
 	 */
 	private static String example(Key key) {
-		String value = (key.value != null) ? UformFailureAnalyzer.shown(String.valueOf(key.value)) : "";
+		String value = (key.value != null) ? ConfiguredProperties.shown(String.valueOf(key.value)) : "";
 		return (value.isEmpty() || value.length() > 40) ? "..." : value;
 	}
 
@@ -420,80 +420,9 @@ class UformUnknownProperties implements EnvironmentPostProcessor, Ordered {
 			@Nullable Object value) {
 	}
 
-	/**
-	 * The {@code uform.*} properties the configuration metadata on the class path declares, read with
-	 * Boot's metadata library: names, and the shapes of those whose type is a map (any key below them is
-	 * an entry) or a list. The values hinted for a property are read apart, from the starter's own
-	 * metadata only ({@link UformValueHints}): that runs at every start that sets such a property, this
-	 * only when a key is unknown.
-	 */
-	private record Metadata(Set<String> names, Set<String> shapes, Set<String> mapShapes, Set<String> listShapes) {
-
-		static Metadata read(ClassLoader classLoader, Log logger) {
-			ConfigurationMetadataRepositoryJsonBuilder builder = ConfigurationMetadataRepositoryJsonBuilder.create();
-			try {
-				Enumeration<URL> resources = classLoader.getResources(METADATA);
-				while (resources.hasMoreElements()) {
-					URL url = resources.nextElement();
-					try (InputStream in = url.openStream()) {
-						byte[] json = in.readAllBytes();
-						// Most jars declare no uform.* property: not parsed.
-						if (new String(json, StandardCharsets.UTF_8).contains("\"uform.")) {
-							builder.withJsonResource(new ByteArrayInputStream(json), StandardCharsets.UTF_8);
-						}
-					}
-					catch (IOException | RuntimeException ex) {
-						logger.debug("Skipping unreadable configuration metadata " + url, ex);
-					}
-				}
-			}
-			catch (IOException ex) {
-				logger.debug("Cannot list configuration metadata", ex);
-			}
-			Set<String> names = new TreeSet<>();
-			Set<String> shapes = new HashSet<>();
-			Set<String> mapShapes = new HashSet<>();
-			Set<String> listShapes = new HashSet<>();
-			for (ConfigurationMetadataProperty property : builder.build().getAllProperties().values()) {
-				String name = property.getId();
-				if (!name.startsWith("uform.") || !ConfigurationPropertyName.isValid(name)) {
-					continue;
-				}
-				String shape = shape(ConfigurationPropertyName.of(name));
-				names.add(name);
-				shapes.add(shape);
-				Class<?> type = erasure(property.getType(), classLoader);
-				if (type != null && Map.class.isAssignableFrom(type)) {
-					mapShapes.add(shape);
-				}
-				else if (type != null && (type.isArray() || Collection.class.isAssignableFrom(type))) {
-					listShapes.add(shape);
-				}
-			}
-			return new Metadata(names, shapes, mapShapes, listShapes);
-		}
-
-		/** The class a metadata type names, generics aside; {@code null} where it is not on the class path. */
-		private static @Nullable Class<?> erasure(@Nullable String type, ClassLoader classLoader) {
-			if (type == null) {
-				return null;
-			}
-			int generic = type.indexOf('<');
-			String name = (generic >= 0) ? type.substring(0, generic) : type;
-			return ClassUtils.isPresent(name, classLoader) ? ClassUtils.resolveClassName(name, classLoader) : null;
-		}
-
-		/** Whether a key of that shape is declared: a list element only where the property is a list. */
-		boolean declares(String shape, boolean element) {
-			if ((element) ? this.listShapes.contains(shape) : this.shapes.contains(shape)) {
-				return true;
-			}
-			for (String map : this.mapShapes) {
-				if (shape.startsWith(map + ".") || shape.startsWith(map + "[")) {
-					return true;
-				}
-			}
-			return false;
-		}
+	/** Names joined as a person lists alternatives: {@code a}, {@code a or b}, {@code a, b or c}. */
+	private static String either(List<String> names) {
+		int last = names.size() - 1;
+		return (last == 0) ? names.get(0) : String.join(", ", names.subList(0, last)) + " or " + names.get(last);
 	}
 }

@@ -1,4 +1,4 @@
-package io.uform.spring.autoconfigure;
+package io.uform.spring.autoconfigure.diagnostics;
 
 import java.io.IOException;
 import java.net.URL;
@@ -28,6 +28,7 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.DefaultResourceLoader;
 
 import io.uform.host.NearestNames;
+import io.uform.spring.autoconfigure.UformProperties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -345,7 +346,7 @@ class UformUnknownPropertiesTest {
 
 		@Override
 		public Enumeration<URL> getResources(String name) throws IOException {
-			if (!name.equals(UformUnknownProperties.METADATA)) {
+			if (!name.equals(UformMetadata.LOCATION)) {
 				return super.getResources(name);
 			}
 			List<URL> urls = new ArrayList<>();

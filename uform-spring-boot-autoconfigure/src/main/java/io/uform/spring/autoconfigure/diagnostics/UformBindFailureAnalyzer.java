@@ -1,20 +1,17 @@
-package io.uform.spring.autoconfigure;
+package io.uform.spring.autoconfigure.diagnostics;
 
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
+import java.beans.PropertyDescriptor;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
-import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
+import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
@@ -23,9 +20,13 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.Ordered;
+import org.springframework.util.ClassUtils;
 
 import io.uform.GpuDevice;
 import io.uform.Uform;
+import io.uform.spring.autoconfigure.ConfiguredProperties;
+import io.uform.spring.autoconfigure.UformProperties;
+import io.uform.spring.autoconfigure.models.UformModelProperties;
 
 /**
  * Turns a {@code uform.*} value that Spring cannot convert ({@code threads: four},
@@ -40,11 +41,11 @@ import io.uform.Uform;
  * failures that are not about converting one value (Boot reports those {@link UformProperties} refuses
  * while validating).
  */
-class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> implements Ordered {
+public class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> implements Ordered {
 
 	private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("uform");
 
-	private static final String METADATA = "META-INF/spring-configuration-metadata.json";
+	private static final Log logger = LogFactory.getLog(UformBindFailureAnalyzer.class);
 
 	@Override
 	public int getOrder() {
@@ -65,15 +66,16 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 		}
 		String name = property.getName().toString();
 		String description = "The uform properties could not be bound: " + name + " = "
-				+ UformFailureAnalyzer.shown(String.valueOf(property.getValue())) + " is invalid"
+				+ ConfiguredProperties.shown(String.valueOf(property.getValue())) + " is invalid"
 				+ ConfiguredProperties.setIn(property) + ": " + why(reason) + ".";
-		String listed = withoutIndices(property.getName());
-		ConfigurationMetadataProperty metadata = metadata(listed);
-		String takes = (metadata != null) ? takes(metadata.getType()) : "";
+		String listed = UformUnknownProperties.withoutIndices(property.getName());
+		UformMetadata.Property metadata = UformMetadata.all(UformBindFailureAnalyzer.class.getClassLoader(), logger)
+			.property(listed);
+		String takes = (metadata != null) ? takes(metadata.type()) : modelEntryTakes(property.getName());
 		if (listed.equals("uform.vram.devices")) {
 			takes += "; devices here: " + devicesHere();
 		}
-		String about = (metadata != null && metadata.getDescription() != null) ? metadata.getDescription() : "";
+		String about = (metadata != null && metadata.description() != null) ? metadata.description() : "";
 		return new FailureAnalysis(description, "Update " + name + " in your configuration: "
 				+ (takes.isEmpty() ? about : "it takes " + takes + ". " + about).strip(), cause);
 	}
@@ -84,7 +86,7 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 	 * @param type the property's type, as the configuration metadata names it
 	 * @return what to write
 	 */
-	static String takes(@Nullable String type) {
+	public static String takes(@Nullable String type) {
 		if (type == null) {
 			return "";
 		}
@@ -95,10 +97,32 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 			case "java.lang.Boolean" -> "true or false";
 			case "java.time.Duration" ->
 				"a duration such as 30s, 500ms, 2m or PT2M (units ns, us, ms, s, m, h, d; no space before the unit)";
+			case "java.util.Map<java.lang.String,io.uform.spring.autoconfigure.models.UformModelProperties>" ->
+				"named models, each with a model and a tokenizer (docs/models.md)";
+			case "org.springframework.core.io.Resource" ->
+				"a resource location such as classpath:/model.onnx or file:/models/model.onnx";
 			case "org.springframework.util.unit.DataSize" ->
 				"a size such as 512MB or 8GB (units B, KB, MB, GB, TB, in capitals; no space inside)";
 			default -> values(type);
 		};
+	}
+
+	/**
+	 * What a field of a {@code uform.models.<name>} entry takes: the metadata has the map alone, so the
+	 * field's type is read from {@link UformModelProperties}; empty for any other property.
+	 */
+	private static String modelEntryTakes(ConfigurationPropertyName name) {
+		if (name.getNumberOfElements() != 4 || !ConfigurationPropertyName.of("uform.models").isAncestorOf(name)) {
+			return "";
+		}
+		String field = name.getLastElement(ConfigurationPropertyName.Form.DASHED);
+		for (PropertyDescriptor property : BeanUtils.getPropertyDescriptors(UformModelProperties.class)) {
+			if (property.getWriteMethod() != null && DataObjectPropertyName.toDashedForm(property.getName()).equals(field)) {
+				return takes(ClassUtils.resolvePrimitiveIfNecessary(property.getPropertyType()).getName())
+						+ "; see docs/models.md";
+			}
+		}
+		return "";
 	}
 
 	/** An enum's values, lower case, as they are written ({@code auto, true or false}). */
@@ -112,28 +136,6 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 		}
 		catch (ClassNotFoundException | RuntimeException ex) {
 			return "a value of type " + type;
-		}
-	}
-
-	/** The property as the configuration metadata on the class path describes it (its field's Javadoc). */
-	private static @Nullable ConfigurationMetadataProperty metadata(String name) {
-		ConfigurationMetadataRepositoryJsonBuilder builder = ConfigurationMetadataRepositoryJsonBuilder.create();
-		try {
-			ClassLoader classLoader = UformBindFailureAnalyzer.class.getClassLoader();
-			for (URL url : Collections.list(classLoader.getResources(METADATA))) {
-				try (InputStream in = url.openStream()) {
-					byte[] json = in.readAllBytes();
-					// Only the files that declare uform properties: another jar's, unreadable, must not hide ours.
-					if (new String(json, StandardCharsets.UTF_8).contains("\"uform.")) {
-						builder.withJsonResource(new ByteArrayInputStream(json), StandardCharsets.UTF_8);
-					}
-				}
-			}
-			return builder.build().getAllProperties().get(name);
-		}
-		catch (IOException | RuntimeException ex) {
-			// The report is for a bad value; metadata that cannot be read must not hide it.
-			return null;
 		}
 	}
 
@@ -167,15 +169,6 @@ class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 			// "No enum constant io.uform...VramEnabled.yes": the action lists the values.
 			return "not one of the values it takes";
 		}
-		return UformFailureAnalyzer.shown(message);
-	}
-
-	/** A property's name with list indices dropped: {@code uform.vram.devices[1]} is {@code uform.vram.devices}. */
-	private static String withoutIndices(ConfigurationPropertyName name) {
-		ConfigurationPropertyName shortened = name;
-		while (shortened.isLastElementIndexed() && shortened.getNumberOfElements() > 1) {
-			shortened = shortened.getParent();
-		}
-		return shortened.toString();
+		return ConfiguredProperties.shown(message);
 	}
 }
