@@ -64,7 +64,7 @@ public final class TextSearch {
 		if (query == null || query.isBlank()) {
 			throw new BadSearchException("query is empty: give a question or phrase, e.g. ?q=how+many+threads");
 		}
-		checkLength(query, "query");
+		TextChecks.check(query, "query", MiniLm.MAX_TOKENS);
 		Corpus corpus = this.index.corpus();
 		int hits = (k != null) ? k : Math.min(DEFAULT_K, corpus.rows());
 		if (hits < 1 || hits > corpus.rows()) {
@@ -98,25 +98,10 @@ public final class TextSearch {
 			throw new BadSearchException("too many texts: " + texts.size() + ", at most " + maxTexts()
 					+ " per call (sample.embedding.max-texts); split them over several calls");
 		}
-		return embedEach(texts, "texts");
-	}
-
-	/**
-	 * Embeds texts already counted, sliced across the executor's threads.
-	 * @param texts from 1 to the configured maximum, each at most {@link MiniLm#MAX_TOKENS} tokens
-	 * @param field what the request calls them, for the refusal of one ({@code texts}, {@code input})
-	 * @return a unit vector per text, and each text's tokens
-	 * @throws BadSearchException naming the first text that is missing, empty or too long
-	 */
-	public Embeddings embedEach(List<String> texts, String field) {
 		for (int i = 0; i < texts.size(); i++) {
-			if (texts.get(i) == null || texts.get(i).isBlank()) {
-				throw new BadSearchException(field + "[" + i + "] is " + ((texts.get(i) == null) ? "null" : "blank")
-						+ "; every text must have words");
-			}
-			checkLength(texts.get(i), field + "[" + i + "]");
+			TextChecks.check(texts.get(i), "texts[" + i + "]", MiniLm.MAX_TOKENS);
 		}
-		return embed(texts, (i) -> field + "[" + i + "]", "embed");
+		return embed(texts, (i) -> "texts[" + i + "]", "embed");
 	}
 
 	/** Embeds, refusing as this service words it, and records the request's meters. */
@@ -127,7 +112,8 @@ public final class TextSearch {
 		}
 		catch (EmbeddingRefusedException ex) {
 			// Empty texts and counts were refused above in this service's words; here, a text too long.
-			throw (ex.tokens() > 0) ? tooLong(what.apply(ex.text()), ex.tokens()) : new BadSearchException(ex.getMessage());
+			throw (ex.tokens() > 0) ? TextChecks.tooLong(what.apply(ex.text()), ex.tokens(), MiniLm.MAX_TOKENS)
+					: new BadSearchException(ex.getMessage());
 		}
 		this.metrics.record(use, embedded);
 		return embedded;
@@ -147,34 +133,6 @@ public final class TextSearch {
 	 */
 	public int threads() {
 		return this.executor.threads();
-	}
-
-	private static void checkLength(String text, String what) {
-		// Before tokenizing, on the request thread: no text this long fits the model, and tokenizing it
-		// (which the model does across the executor's threads for several texts) would cost for nothing.
-		if (text.length() > EmbeddingProperties.MAX_CHARS) {
-			throw new BadSearchException(what + " has " + text.length() + " characters; the model takes at most "
-					+ MiniLm.MAX_TOKENS + " tokens, and this service at most " + EmbeddingProperties.MAX_CHARS
-					+ " characters: shorten it, or split it into several");
-		}
-		int floor = TokenFloor.of(text);
-		if (floor > MiniLm.MAX_TOKENS) {
-			throw new BadSearchException(what + " has at least " + floor + " tokens (its words and punctuation marks, "
-					+ "[CLS] and [SEP]); the model takes at most " + MiniLm.MAX_TOKENS + ", and this service refuses "
-					+ "rather than cut a text silently: shorten it, or split it into several");
-		}
-	}
-
-	/**
-	 * The refusal of a text longer than the model takes.
-	 * @param what the text, as the request names it
-	 * @param tokens its length in tokens
-	 * @return the exception to throw
-	 */
-	static BadSearchException tooLong(String what, int tokens) {
-		return new BadSearchException(what + " is " + tokens + " tokens long; the model takes at most "
-				+ MiniLm.MAX_TOKENS + " (word pieces, [CLS] and [SEP] included), and this service refuses rather "
-				+ "than cut a text silently: shorten it, or split it into several");
 	}
 
 	/**

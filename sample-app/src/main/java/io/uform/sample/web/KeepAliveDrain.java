@@ -129,6 +129,16 @@ public final class KeepAliveDrain implements SmartLifecycle {
 		return this.running;
 	}
 
+	/**
+	 * Not stopped when a context is paused (Spring's test context cache pauses contexts it does not use
+	 * for a while): the drain closes the server socket, which a paused context's restart would not reopen.
+	 * @return {@code false}, as Boot's graceful shutdown answers
+	 */
+	@Override
+	public boolean isPauseable() {
+		return false;
+	}
+
 	@Override
 	public int getPhase() {
 		return PHASE;

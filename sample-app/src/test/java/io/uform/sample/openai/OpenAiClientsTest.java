@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.ai.openai.OpenAiEmbeddingModel;
 import org.springframework.ai.openai.OpenAiEmbeddingOptions;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 
@@ -42,6 +43,10 @@ class OpenAiClientsTest {
 	@Autowired
 	TextEmbeddingModel model;
 
+	@Autowired
+	@Qualifier("all-minilm-l6-v2EmbeddingModel")
+	TextEmbeddingModel fullPrecision;
+
 	@Test
 	void springAisOpenAiClientGetsTheModelsVectors() {
 		for (OpenAiEmbeddingOptions.EncodingFormat format : OpenAiEmbeddingOptions.EncodingFormat.values()) {
@@ -49,7 +54,7 @@ class OpenAiClientsTest {
 				.options(OpenAiEmbeddingOptions.builder()
 					.baseUrl(baseUrl())
 					.apiKey("not-checked")
-					.model(SampleServedModels.MINILM_Q)
+					.model(MiniLm.NAME)
 					.encodingFormat(format)
 					.maxRetries(0)
 					.build())
@@ -64,7 +69,7 @@ class OpenAiClientsTest {
 
 	@Test
 	void langchain4jsOpenAiClientGetsTheModelsVectorsAndHearsOfAnUnknownModel() {
-		dev.langchain4j.model.openai.OpenAiEmbeddingModel client = langchain4j(SampleServedModels.MINILM_Q);
+		dev.langchain4j.model.openai.OpenAiEmbeddingModel client = langchain4j(MiniLm.NAME);
 		List<Embedding> embeddings = client.embedAll(TEXTS.stream().map(TextSegment::from).toList()).content();
 		for (int i = 0; i < TEXTS.size(); i++) {
 			assertThat(embeddings.get(i).vector()).as("text %d", i).containsExactly(expected(TEXTS.get(i)));
@@ -72,7 +77,17 @@ class OpenAiClientsTest {
 		assertThat(client.embed("one more").content().vector()).containsExactly(expected("one more"));
 		assertThatExceptionOfType(ModelNotFoundException.class)
 			.isThrownBy(() -> langchain4j("text-embedding-3-small").embed("hello"))
-			.withMessageContaining("The model 'text-embedding-3-small' does not exist; this server has [all-minilm-l6-v2-q]");
+			.withMessageContaining("The model 'text-embedding-3-small' does not exist; this server has "
+					+ "[all-minilm-l6-v2, all-minilm-l6-v2-q]");
+	}
+
+	@Test
+	void theSecondModelIsServedTooByTheNameOfItsEntry() {
+		// uform.models.all-minilm-l6-v2 (application.yml): full precision, on the same executor.
+		float[] full = langchain4j("all-minilm-l6-v2").embed(TEXTS.get(0)).content().vector();
+		assertThat(full).containsExactly(this.fullPrecision.embed(TEXTS.get(0)));
+		assertThat(full).isNotEqualTo(expected(TEXTS.get(0)));
+		assertThat(this.fullPrecision.executor()).isSameAs(this.model.executor());
 	}
 
 	private dev.langchain4j.model.openai.OpenAiEmbeddingModel langchain4j(String model) {

@@ -123,30 +123,6 @@ class SearchSaturationTest {
 		assertThat(accepted() - acceptedBefore).as("deferred calls accepted: only the two blockers").isEqualTo(2);
 	}
 
-	@Test
-	void textSearchesWaitingTogetherHoldOneSlotNotOneEach() throws Exception {
-		// One slot of two is held for longer than a search waits for one: a search that wanted a slot of
-		// its own would be refused; searches that share the one pending call are all answered.
-		CountDownLatch release = new CountDownLatch(1);
-		CompletableFuture<Void> blocker = this.ram.defer(() -> awaitQuietly(release));
-		int clients = 8;
-		List<CompletableFuture<HttpResponse<String>>> searches = new ArrayList<>();
-		try {
-			for (int i = 0; i < clients; i++) {
-				searches.add(this.http.sendAsync(request("/search?k=1&q=threads+" + i), HttpResponse.BodyHandlers.ofString()));
-			}
-			Thread.sleep(SearchService.SLOT_WAIT.toMillis() + 500);
-		}
-		finally {
-			release.countDown();
-		}
-		blocker.get(30, TimeUnit.SECONDS);
-		for (CompletableFuture<HttpResponse<String>> search : searches) {
-			HttpResponse<String> response = search.get(30, TimeUnit.SECONDS);
-			assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-		}
-	}
-
 	private long accepted() {
 		io.uform.ExecutorStatistics stats = this.ram.statistics();
 		return stats.deferredCompleted() + stats.deferredFailed() + stats.deferredCancelled() + stats.deferredInFlight();
@@ -166,10 +142,6 @@ class SearchSaturationTest {
 			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString(body))
 			.build(), HttpResponse.BodyHandlers.ofString());
-	}
-
-	private HttpRequest request(String path) {
-		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path)).build();
 	}
 
 	@Test
