@@ -7,8 +7,8 @@
  * path, where Spring Boot applications run, the same jar works unchanged.
  *
  * <p>Dependencies between the packages run one way: {@code io.uform} uses the runtime, and
- * {@code io.uform.gpu} and {@code io.uform.mesh} name no {@code io.uform} type (they fail with
- * {@code io.uform.failure.RuntimeFailure}, which the API turns into the {@code UformException} its
+ * {@code io.uform.gpu} and {@code io.uform.mesh} name no {@code io.uform} type (they fail through
+ * {@code io.uform.failure.FailureFactory}, which the API implements with the {@code UformException} its
  * callers get), so that the API and those packages do not import each other.
  *
  * <p>No package is exported to one module alone: what uform's Spring Boot starter reads of the

@@ -1,6 +1,7 @@
 package io.uform;
 
-import io.uform.failure.RuntimeFailure;
+import java.util.function.Supplier;
+
 import io.uform.gpu.ScratchArena;
 import io.uform.gpu.VramDevice;
 
@@ -107,16 +108,7 @@ public final class DeviceLane {
 	 */
 	public DeviceBuffer reserve(long bytes) {
 		ScratchArena scratch = this.device.scratch();
-		enterWork();
-		try {
-			return new DeviceBuffer(this, scratch, scratch.reserve(bytes), bytes);
-		}
-		catch (RuntimeFailure ex) {
-			throw RuntimeFailures.uform(ex);
-		}
-		finally {
-			this.device.exitWork();
-		}
+		return onDevice(() -> new DeviceBuffer(this, scratch, scratch.reserve(bytes), bytes));
 	}
 
 	/**
@@ -157,17 +149,8 @@ public final class DeviceLane {
 		// stream, so the memory is never freed under a copy in flight. The monitor comes first, as in
 		// close(), which enters the device to wait for the stream while it holds the monitor.
 		synchronized (from) {
-			enterWork();
-			try {
-				this.device.context().copyToDevice(device, from.pointer(fromOffset, bytes, "copyToDevice"), bytes,
-						this.device.stream());
-			}
-			catch (RuntimeFailure ex) {
-				throw RuntimeFailures.uform(ex);
-			}
-			finally {
-				this.device.exitWork();
-			}
+			onDevice(() -> this.device.context().copyToDevice(device, from.pointer(fromOffset, bytes, "copyToDevice"),
+					bytes, this.device.stream()));
 		}
 	}
 
@@ -195,17 +178,8 @@ public final class DeviceLane {
 		long device = deviceRange(from, fromOffset, bytes, "copyToHost");
 		// As in copyToDevice: the buffer cannot be closed while the copy is being queued; monitor first.
 		synchronized (to) {
-			enterWork();
-			try {
-				this.device.context().copyToHost(to.pointer(toOffset, bytes, "copyToHost"), device, bytes,
-						this.device.stream());
-			}
-			catch (RuntimeFailure ex) {
-				throw RuntimeFailures.uform(ex);
-			}
-			finally {
-				this.device.exitWork();
-			}
+			onDevice(() -> this.device.context().copyToHost(to.pointer(toOffset, bytes, "copyToHost"), device, bytes,
+					this.device.stream()));
 		}
 	}
 
@@ -218,16 +192,7 @@ public final class DeviceLane {
 	 */
 	public Kernel kernel(KernelSource source) {
 		UformException.requireArgument(source, "source", "pass a KernelSource, e.g. Kernels.dotF32()");
-		enterWork();
-		try {
-			return new Kernel(this, source.entry(), this.device.function(source.ptx(), source.entry()));
-		}
-		catch (RuntimeFailure ex) {
-			throw RuntimeFailures.uform(ex);
-		}
-		finally {
-			this.device.exitWork();
-		}
+		return onDevice(() -> new Kernel(this, source.entry(), this.device.function(source.ptx(), source.entry())));
 	}
 
 	/**
@@ -249,17 +214,8 @@ public final class DeviceLane {
 			throw UformException.invalid("sharedBytes", sharedBytes, "dynamic shared memory is 0 or more bytes");
 		}
 		long function = kernel.function(this);
-		enterWork();
-		try {
-			this.device.context().launch(function, gridXyz, blockXyz, sharedBytes, this.device.stream(),
-					args.resolve(this, "the launch of " + kernel.entry()));
-		}
-		catch (RuntimeFailure ex) {
-			throw RuntimeFailures.uform(ex);
-		}
-		finally {
-			this.device.exitWork();
-		}
+		onDevice(() -> this.device.context().launch(function, gridXyz, blockXyz, sharedBytes, this.device.stream(),
+				args.resolve(this, "the launch of " + kernel.entry())));
 	}
 
 	/**
@@ -292,16 +248,7 @@ public final class DeviceLane {
 
 	/** Waits until everything queued on this device's stream is done. */
 	public void synchronize() {
-		enterWork();
-		try {
-			this.device.synchronize();
-		}
-		catch (RuntimeFailure ex) {
-			throw RuntimeFailures.uform(ex);
-		}
-		finally {
-			this.device.exitWork();
-		}
+		onDevice(() -> this.device.synchronize());
 	}
 
 	/**
@@ -311,16 +258,7 @@ public final class DeviceLane {
 	 * @return the event
 	 */
 	long mark() {
-		enterWork();
-		try {
-			return this.device.recordEvent();
-		}
-		catch (RuntimeFailure ex) {
-			throw RuntimeFailures.uform(ex);
-		}
-		finally {
-			this.device.exitWork();
-		}
+		return onDevice(() -> this.device.recordEvent());
 	}
 
 	/**
@@ -329,16 +267,7 @@ public final class DeviceLane {
 	 * @return {@code true} once it is done
 	 */
 	boolean reached(long mark) {
-		enterWork();
-		try {
-			return this.device.eventDone(mark);
-		}
-		catch (RuntimeFailure ex) {
-			throw RuntimeFailures.uform(ex);
-		}
-		finally {
-			this.device.exitWork();
-		}
+		return onDevice(() -> this.device.eventDone(mark));
 	}
 
 	/**
@@ -351,16 +280,7 @@ public final class DeviceLane {
 			return;
 		}
 		try {
-			enterWork();
-			try {
-				this.device.destroyEvent(mark);
-			}
-			catch (RuntimeFailure ex) {
-				throw RuntimeFailures.uform(ex);
-			}
-			finally {
-				this.device.exitWork();
-			}
+			onDevice(() -> this.device.destroyEvent(mark));
 		}
 		catch (UformException ex) {
 			if (ex.status() != UformException.Status.FREED || !this.device.released()) {
@@ -382,22 +302,28 @@ public final class DeviceLane {
 
 	/** Makes the device's context current on the calling thread, before a device task runs. */
 	void bind() {
+		this.device.makeCurrentForWork(this.executor);
+	}
+
+	/**
+	 * Runs one verb on the device: lets it in (failing with {@code FREED} once the executor's release
+	 * has begun) and out again, so that the release waits for it.
+	 */
+	private <T> T onDevice(Supplier<T> verb) {
+		this.device.enterWork(this.executor);
 		try {
-			this.device.makeCurrentForWork(this.executor);
+			return verb.get();
 		}
-		catch (RuntimeFailure ex) {
-			throw RuntimeFailures.uform(ex);
+		finally {
+			this.device.exitWork();
 		}
 	}
 
-	/** Lets work onto the device, failing as the API does once the executor is freed. */
-	private void enterWork() {
-		try {
-			this.device.enterWork(this.executor);
-		}
-		catch (RuntimeFailure ex) {
-			throw RuntimeFailures.uform(ex);
-		}
+	private void onDevice(Runnable verb) {
+		onDevice(() -> {
+			verb.run();
+			return null;
+		});
 	}
 
 	/**

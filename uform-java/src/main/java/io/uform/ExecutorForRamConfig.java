@@ -95,6 +95,6 @@ public record ExecutorForRamConfig(List<Integer> memoryDomains, String cpuClass,
 	HostPlacement place(NumaTopology topology, CpuClasses cpuClasses, int availableProcessors) {
 		HostPlacement.Request request = new HostPlacement.Request(this.memoryDomains, this.threads, this.cpuClass,
 				this.deferredLimit, DEFAULT_DEFERRED_LIMIT);
-		return HostPlacement.resolve(request, topology, cpuClasses, availableProcessors, HostFailures.INSTANCE);
+		return HostPlacement.resolve(request, topology, cpuClasses, availableProcessors, UformFailures.INSTANCE);
 	}
 }

@@ -227,7 +227,7 @@ final class ExecutorFreeing {
 	}
 
 	/**
-	 * Counts a mesh as borrowing this executor, so that {@link #free()} refuses until it is freed.
+	 * Counts a mesh as borrowing this executor, so that {@link Executor#free()} refuses until it is freed.
 	 * @param what the mesh, as the refusal names it: {@code job 'run-42'}
 	 * @throws UformException {@link Status#FREED} once the executor is freed or being freed
 	 */

@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
-import io.uform.failure.RuntimeFailure;
 import io.uform.gpu.EveryStep;
 import io.uform.gpu.VramDevice;
 import io.uform.host.DeferredCalls;
@@ -18,7 +17,8 @@ import io.uform.host.ThreadPinner;
 
 /**
  * What an executor owns (its host threads, its deferred calls, its devices), kept apart from the
- * {@link Executor} object so that the threads never reference it: the {@link Cleaner} can then free an executor nobody holds.
+ * {@link Executor} object so that the threads never reference it: the {@link java.lang.ref.Cleaner}
+ * can then free an executor nobody holds.
  */
 final class ExecutorResources implements Runnable {
 
@@ -93,13 +93,13 @@ final class ExecutorResources implements Runnable {
 			}
 			// A VRAM executor's worker t serves device t for its whole life: bind its context once.
 			if (!opened.isEmpty()) {
-				makeCurrent(opened.get(thread));
+				opened.get(thread).makeCurrent();
 			}
 		};
 		HostPool<ThreadTask, ProngTask, SliceTask> workers;
 		try {
 			workers = new HostPool<>(name, placement.threads(), placement.colocationOfThread(), startWorker, threadStart,
-					TaskBodies.INSTANCE, HostFailures.INSTANCE);
+					TaskBodies.INSTANCE, UformFailures.INSTANCE);
 		}
 		catch (RuntimeException | Error ex) {
 			releaseDevices();
@@ -109,9 +109,9 @@ final class ExecutorResources implements Runnable {
 		try {
 			// The runner stops the workers once the last queued call has run, so that freeing never
 			// needs a thread of its own to wait (the Cleaner's action below does not wait at all).
-			Runnable beforeEachCall = (opened.isEmpty()) ? null : () -> makeCurrent(opened.get(0));
+			Runnable beforeEachCall = (opened.isEmpty()) ? null : opened.get(0)::makeCurrent;
 			this.deferred = new DeferredCalls(name, placement.deferredLimit(), workers::isInsideTask, this::onRunnerStop,
-					beforeEachCall, threadStart, HostFailures.INSTANCE);
+					beforeEachCall, threadStart, UformFailures.INSTANCE);
 		}
 		catch (Throwable ex) {
 			// Started workers would otherwise wait forever for a fork nobody can send.
@@ -128,16 +128,6 @@ final class ExecutorResources implements Runnable {
 			plan.hold();
 			this.held = true;
 			workers.whenStopped(this::releaseDevicesWhenIdle);
-		}
-	}
-
-	/** Binds a device's context to the calling thread, failing as the API does. */
-	private static void makeCurrent(VramDevice device) {
-		try {
-			device.makeCurrent();
-		}
-		catch (RuntimeFailure ex) {
-			throw RuntimeFailures.uform(ex);
 		}
 	}
 
@@ -159,9 +149,6 @@ final class ExecutorResources implements Runnable {
 				catch (RuntimeException | Error again) {
 					ex.addSuppressed(again);
 				}
-			}
-			if (ex instanceof RuntimeFailure failure) {
-				throw RuntimeFailures.uform(failure);
 			}
 			throw ex;
 		}
@@ -221,11 +208,6 @@ final class ExecutorResources implements Runnable {
 		this.releasingDevice = null;
 		try {
 			steps.throwFirst();
-		}
-		catch (RuntimeFailure ex) {
-			UformException failure = RuntimeFailures.uform(ex);
-			this.releaseFailure = failure;
-			throw failure;
 		}
 		catch (RuntimeException | Error ex) {
 			this.releaseFailure = ex;

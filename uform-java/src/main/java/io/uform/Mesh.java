@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiPredicate;
 
 import io.uform.UformException.Status;
-import io.uform.failure.RuntimeFailure;
 import io.uform.gpu.NvlinkMulticast;
 import io.uform.host.ExitHooks;
 import io.uform.mesh.FileRendezvous;
@@ -138,15 +137,9 @@ public final class Mesh implements AutoCloseable {
 						tier(List.of(flags), 0, gpus), settings.job, devices, List.of(FileRendezvous.hostName()));
 				return new Mesh(executor, lent, alone, null, start);
 			}
-			FileRendezvous rendezvous;
-			try {
-				MemberRecord self = FileRendezvous.announce(settings.job, settings.index, settings.count, gpus,
-						settings.gpusPerMultimemDomain == null, settings.timeout, announced);
-				rendezvous = FileRendezvous.join(settings.directory, self);
-			}
-			catch (RuntimeFailure ex) {
-				throw RuntimeFailures.uform(ex);
-			}
+			MemberRecord self = FileRendezvous.announce(settings.job, settings.index, settings.count, gpus,
+					settings.gpusPerMultimemDomain == null, settings.timeout, announced);
+			FileRendezvous rendezvous = FileRendezvous.join(settings.directory, self);
 			List<List<Boolean>> flags = new ArrayList<>();
 			List<String> hosts = new ArrayList<>();
 			int total = 0;

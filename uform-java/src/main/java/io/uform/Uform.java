@@ -3,7 +3,6 @@ package io.uform;
 import java.util.Collection;
 import java.util.List;
 
-import io.uform.failure.RuntimeFailure;
 import io.uform.gpu.GpuDiscovery;
 import io.uform.host.CpuClasses;
 import io.uform.host.NearestNames;
@@ -32,8 +31,8 @@ public final class Uform {
 			"io.uform.Executor", "io.uform.Executor$Kind", "io.uform.Executor$State", "io.uform.ExecutorResources",
 			"io.uform.ExecutorFreeing", "io.uform.ExecutorDraining",
 			"io.uform.ExecutorStatistics", "io.uform.ExecutorOnPoolConfig", "io.uform.Mood", "io.uform.ThreadTask",
-			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.HostFailures",
-			"io.uform.host.HostErrors", "io.uform.failure.RuntimeFailure$Status", "io.uform.host.HostPlacement",
+			"io.uform.ProngTask", "io.uform.SliceTask", "io.uform.DeviceTask", "io.uform.UformFailures",
+			"io.uform.failure.FailureFactory", "io.uform.failure.Failures", "io.uform.host.HostPlacement",
 			"io.uform.host.HostPlacement$Request", "io.uform.TaskBodies", "io.uform.host.ForkBodies",
 			"io.uform.host.ThreadPinner", "io.uform.host.InheritedAffinityPinner",
 			"io.uform.host.InheritedAffinityPinner$OneNode", "io.uform.host.HostPool", "io.uform.host.HostWorker",
@@ -68,12 +67,7 @@ public final class Uform {
 	 *         the device is lost (it fell off the bus, or was removed since discovery)
 	 */
 	public static GpuReadings gpuReadings(int ordinal) {
-		try {
-			return Gpus.readings(GpuDiscovery.system().readings(ordinal));
-		}
-		catch (RuntimeFailure ex) {
-			throw RuntimeFailures.uform(ex);
-		}
+		return Gpus.readings(GpuDiscovery.system().readings(ordinal));
 	}
 
 	/**

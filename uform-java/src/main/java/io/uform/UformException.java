@@ -2,8 +2,6 @@ package io.uform;
 
 import java.util.Objects;
 
-import io.uform.failure.RuntimeFailure;
-
 /**
  * The one exception every uform call throws: a {@link Status} a program can branch on, and a
  * message a person can act on (what was wrong, with the value, and how to fix it).
@@ -65,8 +63,7 @@ public class UformException extends RuntimeException {
 		this(status, message, cause, null, null, null);
 	}
 
-	/** Every field given; {@link RuntimeFailures} copies a runtime failure through it. */
-	UformException(Status status, String message, Throwable cause, String field, String value, String fix) {
+	private UformException(Status status, String message, Throwable cause, String field, String value, String fix) {
 		super(message, cause);
 		this.status = Objects.requireNonNull(status, "status");
 		this.field = field;
@@ -90,8 +87,7 @@ public class UformException extends RuntimeException {
 	 * @return the exception, to be thrown by the caller
 	 */
 	public static UformException invalid(String field, Object value, String fix) {
-		return new UformException(Status.INVALID_ARGUMENT, "Invalid " + field + " = " + printable(value) + ": " + fix, null,
-				field, String.valueOf(value), fix);
+		return invalid(field, value, fix, null);
 	}
 
 	/**
@@ -100,7 +96,7 @@ public class UformException extends RuntimeException {
 	 * @param field the config field or argument, as the user spells it
 	 * @param value the value that was given
 	 * @param fix what went wrong with it and what to do instead
-	 * @param cause the underlying failure
+	 * @param cause the underlying failure, or {@code null}
 	 * @return the exception, to be thrown by the caller
 	 */
 	public static UformException invalid(String field, Object value, String fix, Throwable cause) {
@@ -119,7 +115,26 @@ public class UformException extends RuntimeException {
 	 * @return the value's text, escaped where it needs to be
 	 */
 	public static String printable(Object value) {
-		return RuntimeFailure.printable(value);
+		String text = String.valueOf(value);
+		StringBuilder shown = null;
+		for (int i = 0; i < text.length();) {
+			int c = text.codePointAt(i);
+			int chars = Character.charCount(c);
+			boolean hidden = Character.isISOControl(c) || Character.getType(c) == Character.FORMAT;
+			if (hidden && shown == null) {
+				shown = new StringBuilder(text.length() + 16).append(text, 0, i);
+			}
+			if (hidden) {
+				for (int j = i; j < i + chars; j++) {
+					shown.append(String.format("\\u%04X", (int) text.charAt(j)));
+				}
+			}
+			else if (shown != null) {
+				shown.append(text, i, i + chars);
+			}
+			i += chars;
+		}
+		return (shown != null) ? shown.toString() : text;
 	}
 
 	/**

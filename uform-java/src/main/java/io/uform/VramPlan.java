@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 
 import io.uform.UformException.Status;
-import io.uform.failure.RuntimeFailure;
 import io.uform.gpu.CudaRuntime;
 import io.uform.gpu.GpuClasses;
 import io.uform.gpu.GpuRuntime;
@@ -101,12 +100,7 @@ final class VramPlan {
 		List<Integer> runtimeOrdinals = new ArrayList<>();
 		for (int ordinal : ordinals) {
 			GpuDevice device = all.get(ordinal);
-			try {
-				backends.add(runtimes.apply(device, ordinal));
-			}
-			catch (RuntimeFailure ex) {
-				throw RuntimeFailures.uform(ex);
-			}
+			backends.add(runtimes.apply(device, ordinal));
 			// A backend numbers its devices in the order uform lists them (CUDA order for NVIDIA).
 			int before = 0;
 			for (int o = 0; o < ordinal; o++) {

@@ -16,11 +16,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.uform.UformException.Status;
+import io.uform.gpu.BusyStreams;
+import io.uform.gpu.BusyStreams.RunningWork;
 import io.uform.gpu.DeviceContext;
 import io.uform.gpu.RecordingCuda;
 import io.uform.gpu.SimulatedRuntime;
-import io.uform.gpu.SimulatedStreams;
-import io.uform.gpu.SimulatedStreams.RunningWork;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -29,9 +29,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * {@link Executor#drain(Mood, Duration)} on a VRAM executor: it waits for the work queued on the
  * streams when the wait begins (an event recorded on each stream), not for work queued after, and
- * every event it makes is destroyed however the wait ends. On simulated devices, whose streams order
- * completion as a GPU does and where work can be left running, and over the recording CUDA fake for
- * what reaches the driver and for driver failures.
+ * every event it makes is destroyed however the wait ends. On simulated devices with busy streams
+ * ({@link BusyStreams}: completion ordered as a GPU orders it, and work that can be left running),
+ * and over the recording CUDA fake for what reaches the driver and for driver failures.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ExecutorTimedDrainTest {
@@ -39,7 +39,7 @@ class ExecutorTimedDrainTest {
 	/** Long enough never to pass on a loaded machine while the drain can finish; the tests never wait it out. */
 	private static final Duration PATIENT = Duration.ofSeconds(30);
 
-	private final SimulatedRuntime simulated = new SimulatedRuntime(1, 64L << 20);
+	private final BusyStreams simulated = new BusyStreams(new SimulatedRuntime(1, 64L << 20));
 
 	private final RecordingCuda cuda = new RecordingCuda(2);
 
@@ -52,7 +52,7 @@ class ExecutorTimedDrainTest {
 	}
 
 	private RunningWork start(long stream) {
-		RunningWork work = SimulatedStreams.start(this.simulated, 0, stream);
+		RunningWork work = this.simulated.start(0, stream);
 		this.running.add(work);
 		return work;
 	}
@@ -68,7 +68,7 @@ class ExecutorTimedDrainTest {
 	}
 
 	private int liveEvents() {
-		return SimulatedStreams.liveEvents(this.simulated, 0);
+		return this.simulated.liveEvents(0);
 	}
 
 	/** Drains on a thread of its own, so that the test can act while the drain waits. */
@@ -112,10 +112,10 @@ class ExecutorTimedDrainTest {
 		AtomicBoolean feeding = new AtomicBoolean(true);
 		CountDownLatch fed = new CountDownLatch(1);
 		Thread feeder = new Thread(() -> {
-			RunningWork last = SimulatedStreams.start(this.simulated, 0, stream);
+			RunningWork last = this.simulated.start(0, stream);
 			fed.countDown();
 			while (feeding.get()) {
-				RunningWork next = SimulatedStreams.start(this.simulated, 0, stream);
+				RunningWork next = this.simulated.start(0, stream);
 				last.finish();
 				last = next;
 				LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));

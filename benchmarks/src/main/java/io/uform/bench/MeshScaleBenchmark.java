@@ -18,7 +18,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
-import io.uform.failure.RuntimeFailure;
+import io.uform.UformException;
 import io.uform.mesh.FileRendezvous;
 import io.uform.mesh.MemberRecord;
 
@@ -224,7 +224,7 @@ public final class MeshScaleBenchmark {
 			try {
 				joined = FileRendezvous.join(counted, self);
 			}
-			catch (RuntimeFailure ex) {
+			catch (UformException ex) {
 				result.failure = ex.getMessage();
 				return result;
 			}

@@ -7,8 +7,8 @@ import java.util.function.Supplier;
 
 import com.sun.jna.Pointer;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.FailureFactory;
+import io.uform.failure.Failures;
 
 /**
  * {@link GpuRuntime} over the CUDA driver API: {@link CudaDriver} for {@code cuInit} and
@@ -23,11 +23,11 @@ import io.uform.failure.RuntimeFailure.Status;
  * on each thread before the other methods.
  *
  * <h2>Failures</h2>
- * Every driver failure becomes a {@link RuntimeFailure}: {@link Status#OUT_OF_MEMORY} for
- * {@code CUDA_ERROR_OUT_OF_MEMORY}, {@link Status#DEVICE_ERROR} otherwise, the message naming the
+ * Every driver failure becomes one made by {@link io.uform.failure.FailureFactory}: {@code OUT_OF_MEMORY}
+ * for {@code CUDA_ERROR_OUT_OF_MEMORY}, {@code DEVICE_ERROR} otherwise, the message naming the
  * device, the call, the driver's status name and code and, for the common failures, what to do (with
  * the JIT log when a module is refused). A missing {@code libcuda.so.1}, no visible device or an
- * ordinal past the last one is {@link Status#NO_DEVICE}.
+ * ordinal past the last one is {@code NO_DEVICE}.
  */
 public final class CudaRuntime implements GpuRuntime {
 
@@ -70,7 +70,7 @@ public final class CudaRuntime implements GpuRuntime {
 	/**
 	 * The runtime over this machine's {@code libcuda.so.1}, made once. The library is opened on the
 	 * first {@link #open(int)}, not here, so that asking for the runtime costs nothing on a machine
-	 * that never opens a device; without the library, {@code open} throws {@link Status#NO_DEVICE}.
+	 * that never opens a device; without the library, {@code open} throws {@code NO_DEVICE}.
 	 * @return the shared runtime
 	 */
 	public static CudaRuntime system() {
@@ -105,13 +105,13 @@ public final class CudaRuntime implements GpuRuntime {
 			}
 		}
 		if (this.loadFailure != null) {
-			throw new RuntimeFailure(Status.DEVICE_ERROR, "CUDA device " + ordinal + ": cannot use "
+			throw Failures.factory().deviceError("CUDA device " + ordinal + ": cannot use "
 					+ JnaCudaDriver.CUDA_LIBRARY + ": " + this.loadFailure.getMessage()
 					+ ". Check that nvidia-smi works and that the driver is complete and current", this.loadFailure);
 		}
-		return this.bindings.orElseThrow(() -> new RuntimeFailure(Status.NO_DEVICE, "CUDA device " + ordinal
+		return this.bindings.orElseThrow(() -> Failures.factory().noDevice("CUDA device " + ordinal
 				+ " cannot be opened: " + JnaCudaDriver.CUDA_LIBRARY + " not found (no NVIDIA driver installed). "
-				+ "Install the NVIDIA driver, or in a container run with the NVIDIA container runtime (--gpus)"));
+				+ "Install the NVIDIA driver, or in a container run with the NVIDIA container runtime (--gpus)", null));
 	}
 
 	@Override
@@ -135,10 +135,10 @@ public final class CudaRuntime implements GpuRuntime {
 			count = 0;
 		}
 		if (ordinal < 0 || ordinal >= count) {
-			throw new RuntimeFailure(Status.NO_DEVICE, "CUDA device " + ordinal + " does not exist: this process sees "
+			throw Failures.factory().noDevice("CUDA device " + ordinal + " does not exist: this process sees "
 					+ count + " CUDA device(s)" + (count == 0 ? "" : " (ordinals 0 to " + (count - 1) + ")")
 					+ ". Pick an ordinal in range, or check CUDA_VISIBLE_DEVICES"
-					+ visibleDevices());
+					+ visibleDevices(), null);
 		}
 		try {
 			int device = loaded.driver().device(ordinal);
@@ -162,7 +162,7 @@ public final class CudaRuntime implements GpuRuntime {
 	 * @param detail what the call was doing, like {@code " allocating 4096 bytes"}, or empty
 	 * @return the exception, to be thrown by the caller
 	 */
-	static RuntimeFailure failure(DriverCallException ex, int ordinal, String detail) {
+	static RuntimeException failure(DriverCallException ex, int ordinal, String detail) {
 		StringBuilder message = new StringBuilder("CUDA device ").append(ordinal).append(": ").append(ex.call())
 			.append(" failed: ").append(ex.statusName());
 		if (ex.code() != DriverCallException.NOT_LOADED) {
@@ -176,8 +176,9 @@ public final class CudaRuntime implements GpuRuntime {
 		if (ex instanceof CudaCompute.ModuleLoadException load) {
 			message.append(load.jitLog().isEmpty() ? ". The driver wrote no JIT log" : ". JIT log:\n" + load.jitLog());
 		}
-		Status status = ex.code() == CudaCompute.CUDA_ERROR_OUT_OF_MEMORY ? Status.OUT_OF_MEMORY : Status.DEVICE_ERROR;
-		return new RuntimeFailure(status, message.toString(), ex);
+		FailureFactory failures = Failures.factory();
+		return (ex.code() == CudaCompute.CUDA_ERROR_OUT_OF_MEMORY) ? failures.outOfMemory(message.toString(), ex)
+				: failures.deviceError(message.toString(), ex);
 	}
 
 	/** What to do about the failures people meet; empty for the rest, whose status name says enough. */
@@ -236,16 +237,29 @@ public final class CudaRuntime implements GpuRuntime {
 			this.context = context;
 		}
 
-		/** Fails a call after close, which would otherwise reach a context that may be destroyed. */
-		private void open() {
+		/**
+		 * Makes one driver call on the open context: fails after close, which would otherwise reach a
+		 * context that may be destroyed, and turns the driver's failure into uform's, its message naming
+		 * what the call was doing ({@code detail}, built only on failure).
+		 */
+		private <T> T driver(Supplier<T> call, Supplier<String> detail) {
 			if (this.closed.get()) {
-				throw new RuntimeFailure(Status.FREED, "CUDA device " + this.ordinal + " was closed; nothing can run on "
+				throw Failures.factory().freed("CUDA device " + this.ordinal + " was closed; nothing can run on "
 						+ "this DeviceContext any more");
+			}
+			try {
+				return call.get();
+			}
+			catch (DriverCallException ex) {
+				throw failure(ex, this.ordinal, detail.get());
 			}
 		}
 
-		private RuntimeFailure failed(DriverCallException ex, String detail) {
-			return failure(ex, this.ordinal, detail);
+		private void driver(Runnable call, Supplier<String> detail) {
+			driver(() -> {
+				call.run();
+				return null;
+			}, detail);
 		}
 
 		@Override
@@ -255,220 +269,127 @@ public final class CudaRuntime implements GpuRuntime {
 
 		@Override
 		public void makeCurrent() {
-			open();
-			try {
-				this.compute.setCurrentContext(this.context);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, "");
-			}
+			driver(() -> this.compute.setCurrentContext(this.context), () -> "");
 		}
 
 		@Override
 		public long createStream() {
-			open();
-			try {
-				return this.compute.streamCreate(STREAM_NON_BLOCKING);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " creating a stream");
-			}
+			return driver(() -> this.compute.streamCreate(STREAM_NON_BLOCKING), () -> " creating a stream");
 		}
 
 		@Override
 		public void destroyStream(long stream) {
-			open();
-			try {
-				this.compute.streamDestroy(stream);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " destroying stream " + hex(stream));
-			}
+			driver(() -> this.compute.streamDestroy(stream), () -> " destroying stream " + hex(stream));
 		}
 
 		@Override
 		public void synchronize(long stream) {
-			open();
-			try {
-				this.compute.streamSynchronize(stream);
-			}
-			catch (DriverCallException ex) {
-				// Errors of earlier asynchronous work (a faulting kernel) surface here.
-				throw failed(ex, " synchronising stream " + hex(stream));
-			}
+			// Errors of earlier asynchronous work (a faulting kernel) surface here.
+			driver(() -> this.compute.streamSynchronize(stream), () -> " synchronising stream " + hex(stream));
 		}
 
 		@Override
 		public boolean idle(long stream) {
-			open();
-			try {
-				return this.compute.streamQuery(stream);
-			}
-			catch (DriverCallException ex) {
-				// As for a synchronise: a faulting kernel's error surfaces here too.
-				throw failed(ex, " querying stream " + hex(stream));
-			}
+			// As for a synchronise: a faulting kernel's error surfaces here too.
+			return driver(() -> this.compute.streamQuery(stream), () -> " querying stream " + hex(stream));
 		}
 
 		@Override
 		public long createEvent() {
-			open();
-			try {
-				return this.compute.eventCreate(CudaCompute.CU_EVENT_DISABLE_TIMING);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " creating an event");
-			}
+			return driver(() -> this.compute.eventCreate(CudaCompute.CU_EVENT_DISABLE_TIMING),
+					() -> " creating an event");
 		}
 
 		@Override
 		public void recordEvent(long event, long stream) {
-			open();
-			try {
-				this.compute.eventRecord(event, stream);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " recording event " + hex(event) + " on stream " + hex(stream));
-			}
+			driver(() -> this.compute.eventRecord(event, stream),
+					() -> " recording event " + hex(event) + " on stream " + hex(stream));
 		}
 
 		@Override
 		public boolean eventDone(long event) {
-			open();
-			try {
-				return this.compute.eventQuery(event);
-			}
-			catch (DriverCallException ex) {
-				// As for a stream query: a faulting kernel queued before the event surfaces here.
-				throw failed(ex, " querying event " + hex(event));
-			}
+			// As for a stream query: a faulting kernel queued before the event surfaces here.
+			return driver(() -> this.compute.eventQuery(event), () -> " querying event " + hex(event));
 		}
 
 		@Override
 		public void destroyEvent(long event) {
-			open();
-			try {
-				this.compute.eventDestroy(event);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " destroying event " + hex(event));
-			}
+			driver(() -> this.compute.eventDestroy(event), () -> " destroying event " + hex(event));
 		}
 
 		@Override
 		public long allocate(long bytes) {
-			open();
-			if (bytes < 1) {
-				throw RuntimeFailure.invalid("bytes", bytes, "allocate at least 1 byte of device memory");
-			}
-			try {
+			return driver(() -> {
+				if (bytes < 1) {
+					throw Failures.factory().invalid("bytes", bytes, "allocate at least 1 byte of device memory");
+				}
 				return this.compute.memAlloc(bytes);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " allocating " + bytes + " bytes");
-			}
+			}, () -> " allocating " + bytes + " bytes");
 		}
 
 		@Override
 		public void free(long address) {
-			open();
-			try {
-				this.compute.memFree(address);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " freeing " + hex(address));
-			}
+			driver(() -> this.compute.memFree(address), () -> " freeing " + hex(address));
 		}
 
 		@Override
 		public MemoryInfo memoryInfo() {
-			open();
-			try {
-				return this.compute.memGetInfo();
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, "");
-			}
+			return driver(this.compute::memGetInfo, () -> "");
 		}
 
 		@Override
 		public void copyToDevice(long device, Pointer host, long bytes, long stream) {
-			open();
-			try {
-				this.compute.memcpyHtoDAsync(device, host, bytes, stream);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " copying " + bytes + " bytes to " + hex(device) + " on stream " + hex(stream));
-			}
+			driver(() -> this.compute.memcpyHtoDAsync(device, host, bytes, stream),
+					() -> " copying " + bytes + " bytes to " + hex(device) + " on stream " + hex(stream));
 		}
 
 		@Override
 		public void copyToHost(Pointer host, long device, long bytes, long stream) {
-			open();
-			try {
-				this.compute.memcpyDtoHAsync(host, device, bytes, stream);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " copying " + bytes + " bytes from " + hex(device) + " on stream " + hex(stream));
-			}
+			driver(() -> this.compute.memcpyDtoHAsync(host, device, bytes, stream),
+					() -> " copying " + bytes + " bytes from " + hex(device) + " on stream " + hex(stream));
 		}
 
 		@Override
 		public long loadModule(String ptx) {
-			open();
-			RuntimeFailure.requireArgument(ptx, "ptx", "pass the module's PTX text");
-			try {
+			return driver(() -> {
+				if (ptx == null) {
+					throw Failures.factory().invalid("ptx", null, "pass the module's PTX text");
+				}
 				return this.compute.moduleLoadData(ptx);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " loading a PTX module of " + ptx.length() + " characters");
-			}
+			}, () -> " loading a PTX module of " + ptx.length() + " characters");
 		}
 
 		@Override
 		public long function(long module, String entry) {
-			open();
-			RuntimeFailure.requireArgument(entry, "entry", "pass the kernel's .entry name");
-			try {
+			return driver(() -> {
+				if (entry == null) {
+					throw Failures.factory().invalid("entry", null, "pass the kernel's .entry name");
+				}
 				return this.compute.moduleGetFunction(module, entry);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " looking up kernel '" + entry + "' in module " + hex(module));
-			}
+			}, () -> " looking up kernel '" + entry + "' in module " + hex(module));
 		}
 
 		@Override
 		public void unloadModule(long module) {
-			open();
-			try {
-				this.compute.moduleUnload(module);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " unloading module " + hex(module));
-			}
+			driver(() -> this.compute.moduleUnload(module), () -> " unloading module " + hex(module));
 		}
 
 		@Override
 		public void launch(long function, int[] grid, int[] block, int sharedBytes, long stream,
 				KernelArgument[] arguments) {
-			open();
-			dimensions("grid", grid);
-			dimensions("block", block);
-			KernelArgument[] packed = arguments == null ? new KernelArgument[0] : arguments;
-			try {
+			driver(() -> {
+				dimensions("grid", grid);
+				dimensions("block", block);
+				KernelArgument[] packed = arguments == null ? new KernelArgument[0] : arguments;
 				this.compute.launchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedBytes,
 						stream, packed);
-			}
-			catch (DriverCallException ex) {
-				throw failed(ex, " launching kernel " + hex(function) + " with grid " + Arrays.toString(grid)
-						+ ", block " + Arrays.toString(block) + ", " + sharedBytes + " shared bytes, on stream "
-						+ hex(stream));
-			}
+			}, () -> " launching kernel " + hex(function) + " with grid " + Arrays.toString(grid) + ", block "
+					+ Arrays.toString(block) + ", " + sharedBytes + " shared bytes, on stream " + hex(stream));
 		}
 
 		private static void dimensions(String name, int[] sizes) {
 			if (sizes == null || sizes.length != 3 || sizes[0] < 1 || sizes[1] < 1 || sizes[2] < 1) {
-				throw RuntimeFailure.invalid(name, sizes == null ? null : Arrays.toString(sizes),
+				throw Failures.factory().invalid(name, sizes == null ? null : Arrays.toString(sizes),
 						"give x, y and z, each at least 1");
 			}
 		}
@@ -483,7 +404,7 @@ public final class CudaRuntime implements GpuRuntime {
 				this.compute.primaryContextRelease(this.device);
 			}
 			catch (DriverCallException ex) {
-				throw failed(ex, " releasing the primary context");
+				throw failure(ex, this.ordinal, " releasing the primary context");
 			}
 		}
 

@@ -11,7 +11,7 @@ import com.sun.jna.Pointer;
  * ({@code CUdeviceptr}) are plain {@code long}s here; they never reach user code except a stream
  * address, which is public so that other GPU libraries can run on the executor's stream.
  *
- * <p>Every failing call throws {@link io.uform.failure.RuntimeFailure}: {@code OUT_OF_MEMORY} for
+ * <p>Every failing call throws what {@link io.uform.failure.FailureFactory} makes: {@code OUT_OF_MEMORY} for
  * {@code CUDA_ERROR_OUT_OF_MEMORY}, {@code UNSUPPORTED} for what a backend cannot do (a kernel
  * launch on a simulated device), {@code DEVICE_ERROR} otherwise, the message naming the driver call
  * and the driver's status name (like {@code cuModuleLoadData failed: CUDA_ERROR_INVALID_PTX (218)}).

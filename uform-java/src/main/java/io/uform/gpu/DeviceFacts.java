@@ -3,7 +3,7 @@ package io.uform.gpu;
 import java.util.Objects;
 
 /**
- * One GPU as discovery found it: what {@code io.uform.DeviceFacts} shows users, field for field, which
+ * One GPU as discovery found it: what {@code io.uform.GpuDevice} shows users, field for field, which
  * {@code io.uform} makes from it (the runtime names no API type, so that the two packages do not
  * import each other).
  * @param vendor who made it

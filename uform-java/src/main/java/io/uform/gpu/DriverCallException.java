@@ -3,8 +3,8 @@ package io.uform.gpu;
 /**
  * A CUDA driver or NVML call that did not return success, with the driver's own name for the status
  * (like {@code CUDA_ERROR_NO_DEVICE} or {@code NVML_ERROR_NOT_SUPPORTED}) so that messages can quote it.
- * It stays inside {@code io.uform.gpu}: discovery turns it into a {@link io.uform.failure.RuntimeFailure} or
- * into an absent value.
+ * It stays inside {@code io.uform.gpu}: discovery turns it into a failure made by
+ * {@link io.uform.failure.FailureFactory} or into an absent value.
  */
 public class DriverCallException extends RuntimeException {
 

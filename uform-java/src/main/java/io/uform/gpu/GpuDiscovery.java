@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-import io.uform.failure.RuntimeFailure;
+import io.uform.failure.Failures;
 
 /**
  * The GPUs of this process: NVIDIA devices (CUDA order) first, then AMD devices (ROCm order), then,
@@ -116,12 +116,11 @@ public final class GpuDiscovery {
 			problems.addAll(scan.problems());
 			notes.addAll(scan.notes());
 		}
-		catch (RuntimeFailure ex) {
-			problems.add(ex.getMessage());
-		}
 		catch (RuntimeException | LinkageError ex) {
-			// A native library that loads but misbehaves must not take the application down with it.
-			problems.add(vendor + " discovery failed: " + ex);
+			// uform's own failure already says what was wrong; anything else is named with its type. A
+			// native library that loads but misbehaves must not take the application down with it.
+			boolean uforms = Failures.factory().kindOf(ex) != null;
+			problems.add(uforms ? ex.getMessage() : vendor + " discovery failed: " + ex);
 		}
 	}
 
@@ -137,15 +136,15 @@ public final class GpuDiscovery {
 	 * Reads a device now: memory, utilisation, power and temperature where its vendor reports them.
 	 * @param ordinal a position in {@link #devices()}
 	 * @return the readings; fields the vendor does not report are {@code null}
-	 * @throws RuntimeFailure {@code NO_DEVICE} when no device has that ordinal, or when its driver says
+	 * @throws RuntimeException {@code NO_DEVICE} when no device has that ordinal, or when its driver says
 	 *         the device is gone (NVML's {@code NVML_ERROR_GPU_IS_LOST}, an amdgpu device directory
 	 *         removed since discovery): the device stays listed, since the list is made once per process
 	 */
 	public Readings readings(int ordinal) {
 		if (ordinal < 0 || ordinal >= this.gpus.size()) {
-			throw new RuntimeFailure(RuntimeFailure.Status.NO_DEVICE, "No GPU with ordinal " + ordinal + ": "
+			throw Failures.factory().noDevice("No GPU with ordinal " + ordinal + ": "
 					+ (this.gpus.isEmpty() ? "this process sees no GPU" : "ordinals run from 0 to " + (this.gpus.size() - 1))
-					+ "; list them with Uform.gpuDevices() or the uform-info command");
+					+ "; list them with Uform.gpuDevices() or the uform-info command", null);
 		}
 		FoundGpu gpu = this.gpus.get(ordinal);
 		try {
@@ -153,7 +152,7 @@ public final class GpuDiscovery {
 		}
 		catch (DeviceLostException ex) {
 			DeviceFacts device = gpu.device();
-			throw new RuntimeFailure(RuntimeFailure.Status.NO_DEVICE, "GPU " + ordinal + " (" + device.name()
+			throw Failures.factory().noDevice("GPU " + ordinal + " (" + device.name()
 					+ ((device.uuid() != null) ? ", " + device.uuid() : "") + ") is lost: " + ex.getMessage()
 					+ ". Work on it fails until the machine is fixed and this process restarted", ex);
 		}

@@ -22,7 +22,7 @@ public interface GpuRuntime {
 	 * caller closes it with {@link DeviceContext#close()} exactly once.
 	 * @param ordinal the backend's ordinal of the device
 	 * @return the open device
-	 * @throws io.uform.failure.RuntimeFailure {@code NO_DEVICE} when no device has that ordinal,
+	 * @throws RuntimeException {@code NO_DEVICE} when no device has that ordinal,
 	 *         {@code DEVICE_ERROR} naming the driver call and status when the driver refuses
 	 */
 	DeviceContext open(int ordinal);

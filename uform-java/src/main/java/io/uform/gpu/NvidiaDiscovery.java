@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-import io.uform.failure.RuntimeFailure;
+import io.uform.failure.Failures;
 import io.uform.gpu.DeviceFacts.Vendor;
 
 /**
@@ -38,7 +38,7 @@ import io.uform.gpu.DeviceFacts.Vendor;
  *
  * <h2>Failures</h2>
  * No {@code libcuda.so.1}, or {@code CUDA_ERROR_NO_DEVICE}: no devices and no problem. Any other
- * driver error: {@link RuntimeFailure.Status#DEVICE_ERROR} naming the call and the driver's status
+ * driver error: {@code DEVICE_ERROR} naming the call and the driver's status
  * name. An NVML failure is survived and reported as a problem of the scan.
  */
 final class NvidiaDiscovery {
@@ -63,7 +63,7 @@ final class NvidiaDiscovery {
 	/**
 	 * Lists the devices.
 	 * @return devices in CUDA order, with NVML problems if any
-	 * @throws RuntimeFailure {@code DEVICE_ERROR} when the driver is present but fails
+	 * @throws RuntimeException {@code DEVICE_ERROR} when the driver is present but fails
 	 */
 	GpuScan scan() {
 		Optional<CudaDriver> loaded;
@@ -102,8 +102,8 @@ final class NvidiaDiscovery {
 		}
 	}
 
-	private static RuntimeFailure failed(DriverCallException ex) {
-		return new RuntimeFailure(RuntimeFailure.Status.DEVICE_ERROR, "NVIDIA driver error: " + ex.getMessage()
+	private static RuntimeException failed(DriverCallException ex) {
+		return Failures.factory().deviceError("NVIDIA driver error: " + ex.getMessage()
 				+ ". libcuda.so.1 is installed but not usable; check that nvidia-smi works and that the driver "
 				+ "and kernel module versions match (dmesg), or hide the GPUs with CUDA_VISIBLE_DEVICES=\"\"", ex);
 	}

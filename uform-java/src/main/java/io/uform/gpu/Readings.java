@@ -1,7 +1,7 @@
 package io.uform.gpu;
 
 /**
- * A live reading of one GPU, as its vendor reports it now: what {@code io.uform.Readings} shows
+ * A live reading of one GPU, as its vendor reports it now: what {@code io.uform.GpuReadings} shows
  * users, field for field, which {@code io.uform} makes from it. Each field is {@code null} where the
  * vendor does not report it.
  * @param memoryUsedBytes device memory in use, bytes

@@ -4,8 +4,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 
 /**
  * The activation scratch of one device of a VRAM executor: device memory taken from the driver in
@@ -17,7 +16,7 @@ import io.uform.failure.RuntimeFailure.Status;
  * request does not pin a huge block); otherwise the arena allocates a new block of exactly the size
  * asked (rounded up to {@link #ALIGNMENT}). When that would pass the limit, or the driver is out of
  * memory, the arena first gives its free blocks back to the driver and tries once more; only then
- * does the reservation fail, with {@link Status#OUT_OF_MEMORY} naming the device, the bytes asked,
+ * does the reservation fail, with {@code OUT_OF_MEMORY} naming the device, the bytes asked,
  * the bytes held and the limit. The executor stays usable after such a failure.
  *
  * <h2>Threads</h2>
@@ -65,12 +64,12 @@ public final class ScratchArena {
 	 * Reserves scratch.
 	 * @param bytes at least 1
 	 * @return the device address of at least {@code bytes} bytes, aligned to {@link #ALIGNMENT}
-	 * @throws RuntimeFailure {@link Status#OUT_OF_MEMORY} past the limit or the device's memory;
-	 *         {@link Status#FREED} after {@link #close()}
+	 * @throws RuntimeException {@code OUT_OF_MEMORY} past the limit or the device's memory;
+	 *         {@code FREED} after {@link #close()}
 	 */
 	public synchronized long reserve(long bytes) {
 		if (this.closed) {
-			throw new RuntimeFailure(Status.FREED, "The scratch of " + this.where + " was freed with its executor");
+			throw Failures.factory().freed("The scratch of " + this.where + " was freed with its executor");
 		}
 		long size = roundUp(bytes);
 		Block block = takeFree(size);
@@ -156,16 +155,17 @@ public final class ScratchArena {
 		try {
 			address = this.context.allocate(size);
 		}
-		catch (RuntimeFailure ex) {
-			if (ex.status() != Status.OUT_OF_MEMORY || this.free.isEmpty()) {
-				throw (ex.status() == Status.OUT_OF_MEMORY) ? outOfMemory(asked, "the device's free memory ran out", ex) : ex;
+		catch (RuntimeException ex) {
+			boolean outOfMemory = Failures.factory().isOutOfMemory(ex);
+			if (!outOfMemory || this.free.isEmpty()) {
+				throw outOfMemory ? outOfMemory(asked, "the device's free memory ran out", ex) : ex;
 			}
 			trim();
 			try {
 				address = this.context.allocate(size);
 			}
-			catch (RuntimeFailure again) {
-				throw (again.status() == Status.OUT_OF_MEMORY)
+			catch (RuntimeException again) {
+				throw Failures.factory().isOutOfMemory(again)
 						? outOfMemory(asked, "the device's free memory ran out", again) : again;
 			}
 		}
@@ -197,13 +197,13 @@ public final class ScratchArena {
 		steps.throwFirst();
 	}
 
-	private RuntimeFailure outOfMemory(long asked, String bound) {
+	private RuntimeException outOfMemory(long asked, String bound) {
 		return outOfMemory(asked, bound, null);
 	}
 
-	private RuntimeFailure outOfMemory(long asked, String bound, Throwable cause) {
+	private RuntimeException outOfMemory(long asked, String bound, Throwable cause) {
 		String limitText = (this.limit == Long.MAX_VALUE) ? "none" : this.limit + " bytes";
-		return new RuntimeFailure(Status.OUT_OF_MEMORY, "Scratch of " + this.where + " could not grow by " + asked
+		return Failures.factory().outOfMemory("Scratch of " + this.where + " could not grow by " + asked
 				+ " bytes: it holds " + this.reserved + " bytes (" + this.inUse + " in use), and " + bound
 				+ " (scratchLimit: " + limitText + "). Release reservations you no longer need, ask for less per call, "
 				+ "or raise scratchLimit", cause);
@@ -211,10 +211,10 @@ public final class ScratchArena {
 
 	private static long roundUp(long bytes) {
 		if (bytes < 1) {
-			throw RuntimeFailure.invalid("bytes", bytes, "reserve at least 1 byte of scratch");
+			throw Failures.factory().invalid("bytes", bytes, "reserve at least 1 byte of scratch");
 		}
 		if (bytes > Long.MAX_VALUE - ALIGNMENT) {
-			throw RuntimeFailure.invalid("bytes", bytes, "no device has that much memory");
+			throw Failures.factory().invalid("bytes", bytes, "no device has that much memory");
 		}
 		return (bytes + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
 	}

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 
-import io.uform.failure.RuntimeFailure;
+import io.uform.failure.Failures;
 
 /**
  * Whether this process asked for simulated devices, how many and how large: the opt-in that
@@ -84,14 +84,14 @@ public final class SimulatedDevices {
 	 * @param count how many devices, 0 to {@value #MAX_COUNT}
 	 * @param memoryBytes memory per device, at least 1
 	 * @return the opt-in
-	 * @throws RuntimeFailure {@code INVALID_ARGUMENT} for a count or size out of range
+	 * @throws RuntimeException {@code INVALID_ARGUMENT} for a count or size out of range
 	 */
 	public static SimulatedDevices of(int count, long memoryBytes) {
 		if (count < 0 || count > MAX_COUNT) {
-			throw RuntimeFailure.invalid("count", count, "use 0 to " + MAX_COUNT + " simulated devices");
+			throw Failures.factory().invalid("count", count, "use 0 to " + MAX_COUNT + " simulated devices");
 		}
 		if (memoryBytes < 1) {
-			throw RuntimeFailure.invalid("memoryBytes", memoryBytes, "give each simulated device at least 1 byte");
+			throw Failures.factory().invalid("memoryBytes", memoryBytes, "give each simulated device at least 1 byte");
 		}
 		return new SimulatedDevices(count, memoryBytes, List.of(), List.of("configured in code"));
 	}

@@ -14,14 +14,13 @@ import java.util.regex.Pattern;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 import io.uform.gpu.DeviceFacts.Vendor;
 
 /**
  * A {@link GpuRuntime} whose devices are host memory, so that machines without GPUs (tests, the
  * sample application, CI) exercise VRAM executors, scratch, statistics and device panels. Chosen only
- * when asked for (see {@link SimulatedDevices}); listed with {@link GpuVendor#SIMULATED}, after every
+ * when asked for (see {@link SimulatedDevices}); listed with {@link DeviceFacts.Vendor#SIMULATED}, after every
  * real GPU.
  *
  * <h2>What is real</h2>
@@ -29,25 +28,22 @@ import io.uform.gpu.DeviceFacts.Vendor;
  * {@code cuMemAlloc} guarantees, and its address is a real host address, so copies move real bytes
  * with {@code memcpy}. Each device has a fixed size that every context of that device shares (as a
  * GPU's memory is shared by every context on it): an allocation past it fails with
- * {@link Status#OUT_OF_MEMORY}, as {@code CUDA_ERROR_OUT_OF_MEMORY} would, and
+ * {@code OUT_OF_MEMORY}, as {@code CUDA_ERROR_OUT_OF_MEMORY} would, and
  * {@link DeviceContext#memoryInfo()} and {@link #usedBytes(int)} count what is allocated. Copies are
  * checked against the allocation they fall in, and addresses this device never gave are refused,
  * where a real GPU would fault or corrupt memory.
  *
  * <h2>Streams and events</h2>
  * Streams are distinct non-zero numbers, not {@code CUstream}s: another GPU library handed a
- * simulated stream address cannot use it. Copies run synchronously when they are queued. What can
- * stay running on a stream is work that stands for another library's kernel ({@link #startWork},
- * for tests), and completion is ordered as on a GPU ({@link SimulatedStream}):
- * {@link DeviceContext#idle(long)} answers {@code false} while any of it runs, also work queued a
- * moment ago; an event ({@link DeviceContext#createEvent()}) recorded on a stream is done once the
- * work queued before the record finished, whatever was queued after it; and
- * {@link DeviceContext#synchronize(long)} waits for the work queued before the call. A copy queued
- * behind running work still moves its bytes at once, where a GPU would wait.
+ * simulated stream address cannot use it. Copies run synchronously when they are queued and kernels
+ * do not run, so nothing is ever left running on a stream: {@link DeviceContext#idle(long)} answers
+ * {@code true}, an event ({@link DeviceContext#createEvent()}) is done as soon as it is recorded, and
+ * {@link DeviceContext#synchronize(long)} returns at once. Streams and events are still checked as
+ * CUDA checks them: one destroyed, never made, or made on another device is refused.
  *
  * <h2>What is not</h2>
  * Modules load and functions are found (an entry the PTX does not declare is refused), but
- * {@link DeviceContext#launch} always fails with {@link Status#UNSUPPORTED}: there is no PTX
+ * {@link DeviceContext#launch} always fails with {@code UNSUPPORTED}: there is no PTX
  * interpreter, so a step with a kernel must run on the host when its device is simulated.
  *
  * <p>As with CUDA's primary context, every context of one device sees the same memory, streams and
@@ -87,7 +83,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * A runtime of the given devices, configured in code; for tests.
 	 * @param count how many devices, 0 to {@value SimulatedDevices#MAX_COUNT}
 	 * @param memoryBytes memory per device, at least 1
-	 * @throws RuntimeFailure {@code INVALID_ARGUMENT} for a count or size out of range
+	 * @throws RuntimeException {@code INVALID_ARGUMENT} for a count or size out of range
 	 */
 	public SimulatedRuntime(int count, long memoryBytes) {
 		this(SimulatedDevices.of(count, memoryBytes));
@@ -140,7 +136,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 
 	/**
 	 * The devices, in simulated ordinal order.
-	 * @return each device's description, vendor {@link GpuVendor#SIMULATED}
+	 * @return each device's description, vendor {@link DeviceFacts.Vendor#SIMULATED}
 	 */
 	public List<DeviceFacts> devices() {
 		return this.devices.stream().map((device) -> device.description).toList();
@@ -150,7 +146,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * Memory allocated on a device now, by every context of it.
 	 * @param ordinal the simulated ordinal
 	 * @return bytes in use
-	 * @throws RuntimeFailure {@code NO_DEVICE} when no simulated device has that ordinal
+	 * @throws RuntimeException {@code NO_DEVICE} when no simulated device has that ordinal
 	 */
 	public long usedBytes(int ordinal) {
 		return device(ordinal).used.get();
@@ -161,7 +157,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 	 * {@code null}, since host memory has none to report.
 	 * @param ordinal the simulated ordinal
 	 * @return the readings
-	 * @throws RuntimeFailure {@code NO_DEVICE} when no simulated device has that ordinal
+	 * @throws RuntimeException {@code NO_DEVICE} when no simulated device has that ordinal
 	 */
 	public Readings readings(int ordinal) {
 		Device device = device(ordinal);
@@ -171,33 +167,6 @@ public final class SimulatedRuntime implements GpuRuntime {
 	@Override
 	public DeviceContext open(int ordinal) {
 		return new Context(device(ordinal));
-	}
-
-	/**
-	 * Queues on a stream a piece of work that runs until it is finished: what a kernel that another
-	 * library queued on a shared stream is on a real GPU. For tests of waits on busy streams.
-	 * @param ordinal the simulated ordinal
-	 * @param stream a stream created on that device, or 0 for its legacy default stream
-	 * @return the work; {@link SimulatedStream.Work#finish()} ends it
-	 * @throws RuntimeFailure {@code DEVICE_ERROR} for a stream this device does not have
-	 */
-	SimulatedStream.Work startWork(int ordinal, long stream) {
-		Device device = device(ordinal);
-		SimulatedStream found = (stream == 0) ? device.legacy : device.streams.get(stream);
-		if (found == null) {
-			throw new RuntimeFailure(Status.DEVICE_ERROR, device.label + " has no stream " + Context.hex(stream)
-					+ " to queue work on");
-		}
-		return found.start();
-	}
-
-	/**
-	 * Events created on a device, by every context of it, and not destroyed yet.
-	 * @param ordinal the simulated ordinal
-	 * @return how many
-	 */
-	int liveEvents(int ordinal) {
-		return device(ordinal).events.size();
 	}
 
 	/** What discovery lists: the devices with their readings, the opt-in's problems and its note. */
@@ -212,10 +181,10 @@ public final class SimulatedRuntime implements GpuRuntime {
 
 	private Device device(int ordinal) {
 		if (ordinal < 0 || ordinal >= this.devices.size()) {
-			throw new RuntimeFailure(Status.NO_DEVICE, "No simulated device with ordinal " + ordinal + ": "
+			throw Failures.factory().noDevice("No simulated device with ordinal " + ordinal + ": "
 					+ (this.devices.isEmpty() ? "none is simulated; set " + SimulatedDevices.COUNT_PROPERTY + " or "
 							+ SimulatedDevices.COUNT_VARIABLE + " to a device count"
-							: "simulated ordinals run from 0 to " + (this.devices.size() - 1)));
+							: "simulated ordinals run from 0 to " + (this.devices.size() - 1)), null);
 		}
 		return this.devices.get(ordinal);
 	}
@@ -247,33 +216,6 @@ public final class SimulatedRuntime implements GpuRuntime {
 		}
 	}
 
-	/**
-	 * One event: who created it and, once recorded, the stream and the position it waits for. Its
-	 * monitor is held around the stream's, never inside it.
-	 */
-	private static final class Event {
-
-		final Context owner;
-
-		private SimulatedStream stream;
-
-		private long position;
-
-		Event(Context owner) {
-			this.owner = owner;
-		}
-
-		synchronized void record(SimulatedStream on) {
-			this.stream = on;
-			this.position = on.position();
-		}
-
-		/** As {@code cuEventQuery}: an event never recorded is done. */
-		synchronized boolean done() {
-			return this.stream == null || this.stream.reached(this.position);
-		}
-	}
-
 	/** One loaded module: its text (to check entries against) and who loaded it. */
 	private record Module(String ptx, Context owner) {
 	}
@@ -294,12 +236,11 @@ public final class SimulatedRuntime implements GpuRuntime {
 		/** By start address, so a copy finds the allocation an address falls in with one floor look-up. */
 		final ConcurrentSkipListMap<Long, Allocation> allocations = new ConcurrentSkipListMap<>();
 
-		final Map<Long, SimulatedStream> streams = new ConcurrentHashMap<>();
+		/** Stream to the context that created it; stream 0, CUDA's legacy default stream, is not listed. */
+		final Map<Long, Context> streams = new ConcurrentHashMap<>();
 
-		/** Stream 0, CUDA's legacy default stream, which every context of the device shares. */
-		final SimulatedStream legacy = new SimulatedStream(null);
-
-		final Map<Long, Event> events = new ConcurrentHashMap<>();
+		/** Event to the context that created it. */
+		final Map<Long, Context> events = new ConcurrentHashMap<>();
 
 		final Map<Long, Module> modules = new ConcurrentHashMap<>();
 
@@ -342,7 +283,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 		public long createStream() {
 			ensureOpen("cuStreamCreate");
 			long stream = HANDLES.incrementAndGet();
-			this.device.streams.put(stream, new SimulatedStream(this));
+			this.device.streams.put(stream, this);
 			if (this.closed.get()) {
 				// close() ran between the check and the put and may have missed this stream.
 				this.device.streams.remove(stream);
@@ -361,19 +302,20 @@ public final class SimulatedRuntime implements GpuRuntime {
 
 		@Override
 		public void synchronize(long stream) {
-			stream("cuStreamSynchronize", stream).awaitQueuedSoFar();
+			stream("cuStreamSynchronize", stream);
 		}
 
 		@Override
 		public boolean idle(long stream) {
-			return stream("cuStreamQuery", stream).idle();
+			stream("cuStreamQuery", stream);
+			return true;
 		}
 
 		@Override
 		public long createEvent() {
 			ensureOpen("cuEventCreate");
 			long event = HANDLES.incrementAndGet();
-			this.device.events.put(event, new Event(this));
+			this.device.events.put(event, this);
 			if (this.closed.get()) {
 				// As for a stream: close() ran between the check and the put and may have missed it.
 				this.device.events.remove(event);
@@ -384,14 +326,15 @@ public final class SimulatedRuntime implements GpuRuntime {
 
 		@Override
 		public void recordEvent(long event, long stream) {
-			SimulatedStream on = stream("cuEventRecord", stream);
-			event("cuEventRecord", event).record(on);
+			stream("cuEventRecord", stream);
+			event("cuEventRecord", event);
 		}
 
 		@Override
 		public boolean eventDone(long event) {
 			ensureOpen("cuEventQuery");
-			return event("cuEventQuery", event).done();
+			event("cuEventQuery", event);
+			return true;
 		}
 
 		@Override
@@ -402,12 +345,10 @@ public final class SimulatedRuntime implements GpuRuntime {
 			}
 		}
 
-		private Event event(String call, long event) {
-			Event found = this.device.events.get(event);
-			if (found == null) {
+		private void event(String call, long event) {
+			if (!this.device.events.containsKey(event)) {
 				throw error(call, unknownEvent(event));
 			}
-			return found;
 		}
 
 		private static String unknownEvent(long event) {
@@ -427,7 +368,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 			}
 			catch (OutOfMemoryError ex) {
 				this.device.used.addAndGet(-bytes);
-				throw new RuntimeFailure(Status.OUT_OF_MEMORY, this.device.label + " could not take " + bytes
+				throw Failures.factory().outOfMemory(this.device.label + " could not take " + bytes
 						+ " bytes of host memory (" + ex.getMessage() + "); the simulated device's memory is host "
 						+ "memory, so give it less with " + SimulatedDevices.MEMORY_PROPERTY, ex);
 			}
@@ -447,10 +388,10 @@ public final class SimulatedRuntime implements GpuRuntime {
 			while (true) {
 				long before = this.device.used.get();
 				if (bytes > this.device.size - before) {
-					throw new RuntimeFailure(Status.OUT_OF_MEMORY, this.device.label + " is out of memory: "
+					throw Failures.factory().outOfMemory(this.device.label + " is out of memory: "
 							+ "cuMemAlloc_v2 of " + bytes + " bytes with " + before + " of " + this.device.size
 							+ " bytes in use (CUDA_ERROR_OUT_OF_MEMORY on a real GPU); free device memory first, or "
-							+ "give simulated devices more with " + SimulatedDevices.MEMORY_PROPERTY);
+							+ "give simulated devices more with " + SimulatedDevices.MEMORY_PROPERTY, null);
 				}
 				if (this.device.used.compareAndSet(before, before + bytes)) {
 					return;
@@ -609,7 +550,7 @@ public final class SimulatedRuntime implements GpuRuntime {
 		public void launch(long function, int[] grid, int[] block, int sharedBytes, long stream,
 				KernelArgument[] arguments) {
 			ensureOpen("cuLaunchKernel");
-			throw new RuntimeFailure(Status.UNSUPPORTED, "cuLaunchKernel on " + this.device.label + ": a simulated "
+			throw Failures.factory().unsupported("cuLaunchKernel on " + this.device.label + ": a simulated "
 					+ "device cannot run PTX kernels; run this step on the host (Executor.forRam) when the device is "
 					+ "simulated, or on a real GPU");
 		}
@@ -626,8 +567,8 @@ public final class SimulatedRuntime implements GpuRuntime {
 					release(allocation);
 				}
 			}
-			this.device.streams.values().removeIf((stream) -> stream.owner() == this);
-			this.device.events.values().removeIf((event) -> event.owner == this);
+			this.device.streams.values().removeIf((owner) -> owner == this);
+			this.device.events.values().removeIf((owner) -> owner == this);
 			for (Map.Entry<Long, Module> module : this.device.modules.entrySet()) {
 				if (module.getValue().owner() == this) {
 					unload(module.getKey());
@@ -635,14 +576,12 @@ public final class SimulatedRuntime implements GpuRuntime {
 			}
 		}
 
-		private SimulatedStream stream(String call, long stream) {
+		private void stream(String call, long stream) {
 			ensureOpen(call);
 			// 0 is CUDA's legacy default stream, which every context has.
-			SimulatedStream found = (stream == 0) ? this.device.legacy : this.device.streams.get(stream);
-			if (found == null) {
+			if (stream != 0 && !this.device.streams.containsKey(stream)) {
 				throw error(call, unknownStream(stream));
 			}
-			return found;
 		}
 
 		private static String unknownStream(long stream) {
@@ -656,15 +595,15 @@ public final class SimulatedRuntime implements GpuRuntime {
 			}
 		}
 
-		private RuntimeFailure closedError(String call) {
+		private RuntimeException closedError(String call) {
 			return error(call, "the device context is closed");
 		}
 
-		private RuntimeFailure error(String call, String what) {
-			return new RuntimeFailure(Status.DEVICE_ERROR, call + " failed on " + this.device.label + ": " + what);
+		private RuntimeException error(String call, String what) {
+			return Failures.factory().deviceError(call + " failed on " + this.device.label + ": " + what, null);
 		}
 
-		static String hex(long value) {
+		private static String hex(long value) {
 			return "0x" + Long.toHexString(value);
 		}
 

@@ -6,8 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 
 /**
  * What a VRAM executor owns on one device: the open context, one stream (created, or borrowed and
@@ -174,7 +173,7 @@ public final class VramDevice {
 	 * for a thread the release cannot overlap (the executor's own workers before a device task); a
 	 * verb that reaches the driver uses {@link #enterWork} instead.
 	 * @param executor the executor's name, for the message
-	 * @throws RuntimeFailure {@link Status#FREED} after {@link #release()}
+	 * @throws RuntimeException {@code FREED} after {@link #release()}
 	 */
 	public void makeCurrentForWork(String executor) {
 		if (this.released) {
@@ -188,7 +187,7 @@ public final class VramDevice {
 	 * {@link #exitWork()} and binds the context to the calling thread. Call {@code exitWork} in a
 	 * {@code finally} exactly when this returned normally.
 	 * @param executor the executor's name, for the message
-	 * @throws RuntimeFailure {@link Status#FREED} once {@link #release()} has begun
+	 * @throws RuntimeException {@code FREED} once {@link #release()} has begun
 	 */
 	public void enterWork(String executor) {
 		if (this.released) {
@@ -226,8 +225,8 @@ public final class VramDevice {
 		this.inUse.readLock().unlock();
 	}
 
-	private RuntimeFailure freed(String executor) {
-		return new RuntimeFailure(Status.FREED, "Executor '" + executor + "' was freed, and device " + this.index
+	private RuntimeException freed(String executor) {
+		return Failures.factory().freed("Executor '" + executor + "' was freed, and device " + this.index
 				+ " with it; make a new executor to run more work");
 	}
 
@@ -305,7 +304,7 @@ public final class VramDevice {
 	 */
 	public synchronized long function(String ptx, String entry) {
 		if (this.released) {
-			throw new RuntimeFailure(Status.FREED, "Device " + this.index + " of this executor was freed");
+			throw Failures.factory().freed("Device " + this.index + " of this executor was freed");
 		}
 		String key = entry + '\u0000' + ptx;
 		Long function = this.functions.get(key);

@@ -7,8 +7,9 @@
  * <h2>Dependencies</h2>
  * They run one way: {@code io.uform} uses this package, and this package names no type of
  * {@code io.uform}. It describes devices with its own {@link io.uform.gpu.DeviceFacts} and
- * {@link io.uform.gpu.Readings}, and fails with {@link io.uform.failure.RuntimeFailure}; the API makes
- * its {@code GpuDevice}, {@code GpuReadings} and {@code UformException} from them where it calls in,
- * field for field and with the same status and message.
+ * {@link io.uform.gpu.Readings}, from which the API makes its {@code GpuDevice} and
+ * {@code GpuReadings} field for field where it calls in. It fails with what the API's
+ * {@link io.uform.failure.FailureFactory} makes (read from {@link io.uform.failure.Failures}), so that
+ * callers get the API's {@code UformException} as the runtime threw it.
  */
 package io.uform.gpu;

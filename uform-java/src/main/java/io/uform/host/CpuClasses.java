@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.uform.failure.FailureFactory;
+
 /**
  * uform's vocabulary of CPU classes, spelled {@code vendor-name}, and which of them this CPU offers.
  * A class names the instruction sets its kernels use; it is available when every flag it needs is
@@ -281,7 +283,7 @@ public final class CpuClasses {
 	 * @param errors makes the exception for an unknown class
 	 * @return its flags, empty for {@code serial}
 	 */
-	public static Set<String> requiredFlags(String cpuClass, HostErrors errors) {
+	public static Set<String> requiredFlags(String cpuClass, FailureFactory errors) {
 		Set<String> needs = REQUIRED.get(cpuClass);
 		if (needs == null) {
 			throw unknown("cpuClass", cpuClass, architectureOf(System.getProperty("os.arch")), null, errors);
@@ -331,7 +333,7 @@ public final class CpuClasses {
 	 * @throws RuntimeException {@code INVALID_ARGUMENT} naming the nearest known classes and listing
 	 *         this architecture's classes, or listing the classes this CPU offers
 	 */
-	public String resolve(String field, String requested, HostErrors errors) {
+	public String resolve(String field, String requested, FailureFactory errors) {
 		if (requested == null) {
 			return best();
 		}
@@ -355,7 +357,7 @@ public final class CpuClasses {
 	 * {@code null} where there is no CPU to ask: then this architecture's classes).
 	 */
 	private static RuntimeException unknown(String field, String requested, String architecture,
-			List<String> available, HostErrors errors) {
+			List<String> available, FailureFactory errors) {
 		List<String> here = new ArrayList<>();
 		for (String name : REQUIRED.keySet()) {
 			String of = architectureOfClass(name);

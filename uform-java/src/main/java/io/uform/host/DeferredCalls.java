@@ -14,7 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.FailureFactory;
 
 /**
  * The deferred calls of one executor: asynchronous calls run one after another, in submission
@@ -125,9 +125,10 @@ public final class DeferredCalls {
 	 * @param onStop run on the runner when it stops, after the last call (the executor stops its
 	 *        workers there, so that a free never has to wait for it)
 	 * @param errors makes the exceptions it throws and the failures of calls it drops
-	 * @throws RuntimeException {@link Status#OUT_OF_MEMORY} when the runner thread cannot start
+	 * @throws RuntimeException {@code OUT_OF_MEMORY} when the runner thread cannot start
 	 */
-	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, HostErrors errors) {
+	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop,
+			FailureFactory errors) {
 		this(name, limit, cannotWait, onStop, null, Thread::start, errors);
 	}
 
@@ -143,7 +144,7 @@ public final class DeferredCalls {
 	 * @param errors makes the exceptions it throws and the failures of calls it drops
 	 */
 	public DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, Runnable beforeEachCall,
-			Consumer<Thread> threadStart, HostErrors errors) {
+			Consumer<Thread> threadStart, FailureFactory errors) {
 		this(name, limit, cannotWait, onStop, beforeEachCall, threadStart, null, errors);
 	}
 
@@ -153,7 +154,7 @@ public final class DeferredCalls {
 	 * @param errors makes the exceptions it throws and the failures of calls it drops
 	 */
 	DeferredCalls(String name, int limit, BooleanSupplier cannotWait, Runnable onStop, Runnable beforeEachCall,
-			Consumer<Thread> threadStart, Runnable beforeTake, HostErrors errors) {
+			Consumer<Thread> threadStart, Runnable beforeTake, FailureFactory errors) {
 		this.name = name;
 		this.refusals = new DeferredRefusals(name, errors);
 		this.beforeTake = beforeTake;
@@ -193,9 +194,9 @@ public final class DeferredCalls {
 	 * @param maxWait how long to wait for a slot; {@code null} waits as long as it takes,
 	 *        {@link Duration#ZERO} not at all
 	 * @return a future completed with the call's result or failure
-	 * @throws RuntimeException {@link Status#FREED} after {@link #refuseNew} or {@link #shutdown};
-	 *         {@link Status#TIMEOUT} when no slot freed in time, or none was free for a thread that cannot wait;
-	 *         {@link Status#INTERRUPTED} when interrupted while waiting (the flag stays set)
+	 * @throws RuntimeException {@code FREED} after {@link #refuseNew} or {@link #shutdown};
+	 *         {@code TIMEOUT} when no slot freed in time, or none was free for a thread that cannot wait;
+	 *         {@code INTERRUPTED} when interrupted while waiting (the flag stays set)
 	 */
 	public <T> CompletableFuture<T> submit(Callable<T> call, Duration maxWait) {
 		if (call == null) {
@@ -403,7 +404,7 @@ public final class DeferredCalls {
 	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
 	 * @return {@code true} when they all finished by the deadline
 	 * @throws InterruptedException if interrupted while waiting
-	 * @throws RuntimeException {@link Status#INVALID_ARGUMENT} when called from a deferred call
+	 * @throws RuntimeException {@code INVALID_ARGUMENT} when called from a deferred call
 	 *         (it would wait for itself)
 	 */
 	public boolean awaitSubmitted(long deadline) throws InterruptedException {
@@ -497,7 +498,7 @@ public final class DeferredCalls {
 	 * @param deadline a {@link System#nanoTime()} value, or {@link Long#MAX_VALUE} for no limit
 	 * @return {@code true} when the runner has exited
 	 * @throws InterruptedException if interrupted while waiting
-	 * @throws RuntimeException {@link Status#INVALID_ARGUMENT} when called from a deferred call
+	 * @throws RuntimeException {@code INVALID_ARGUMENT} when called from a deferred call
 	 */
 	public boolean awaitTermination(long deadline) throws InterruptedException {
 		if (Thread.currentThread() == this.runner) {
@@ -517,7 +518,7 @@ public final class DeferredCalls {
 
 	/**
 	 * Gives up on the calls still queued: each is taken off the queue, never runs, and its future
-	 * completes exceptionally with {@link Status#FREED} (counted as cancelled) on a completion thread,
+	 * completes exceptionally with {@code FREED} (counted as cancelled) on a completion thread,
 	 * never on this one: a continuation may block, or free the executor, and whoever gives up (a
 	 * bounded free, the JVM's exit) must not wait on it. The running call, if any, is left to finish.
 	 * Only after {@link #shutdown}.
@@ -618,7 +619,7 @@ public final class DeferredCalls {
 	 * Refuses a wait for the submitted calls from a thread those calls may be waiting for: the runner,
 	 * or a continuation that runs as a call completes.
 	 * @param what the method that would wait, as the refusal names it: {@code drain()}
-	 * @throws RuntimeException {@link Status#INVALID_ARGUMENT} on such a thread
+	 * @throws RuntimeException {@code INVALID_ARGUMENT} on such a thread
 	 */
 	public void requireMayWait(String what) {
 		if (Thread.currentThread() == this.runner) {

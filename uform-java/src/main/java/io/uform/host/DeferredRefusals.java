@@ -1,6 +1,6 @@
 package io.uform.host;
 
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.FailureFactory;
 
 /**
  * What one executor's {@link DeferredCalls} say when they refuse: a call submitted after they
@@ -11,16 +11,16 @@ final class DeferredRefusals {
 
 	private final String name;
 
-	private final HostErrors errors;
+	private final FailureFactory errors;
 
-	DeferredRefusals(String name, HostErrors errors) {
+	DeferredRefusals(String name, FailureFactory errors) {
 		this.name = name;
 		this.errors = errors;
 	}
 
 	/** No runner thread could be started. */
 	RuntimeException runnerNotStarted(OutOfMemoryError ex) {
-		return this.errors.error(Status.OUT_OF_MEMORY, "Executor '" + this.name + "' could not start its deferred-call "
+		return this.errors.outOfMemory("Executor '" + this.name + "' could not start its deferred-call "
 				+ "thread (" + ex.getMessage() + "); raise the process's thread limit (ulimit -u, a container's pids "
 				+ "limit) or free executors you no longer use", ex);
 	}
@@ -36,37 +36,37 @@ final class DeferredRefusals {
 	 */
 	RuntimeException closed(boolean freed) {
 		if (freed) {
-			return this.errors.error(Status.FREED,
-					"Executor '" + this.name + "' was freed; deferred calls can no longer be submitted to it", null);
+			return this.errors.freed("Executor '" + this.name + "' was freed; deferred calls can no longer be submitted "
+					+ "to it");
 		}
-		return this.errors.error(Status.FREED, "Executor '" + this.name + "' refuses new deferred calls: it is being "
+		return this.errors.freed("Executor '" + this.name + "' refuses new deferred calls: it is being "
 				+ "freed (refuseDeferred() was called; a Spring application context calls it when it closes). Forks "
-				+ "still run until the executor is freed: run the work as a fork, or defer it before the close", null);
+				+ "still run until the executor is freed: run the work as a fork, or defer it before the close");
 	}
 
 	/** The failure a dropped call's future completes with. */
 	RuntimeException dropped(long sequence, String why) {
-		return this.errors.error(Status.FREED, "Executor '" + this.name + "' dropped deferred call #" + sequence
-				+ " before it started: " + why, null);
+		return this.errors.freed("Executor '" + this.name + "' dropped deferred call #" + sequence
+				+ " before it started: " + why);
 	}
 
 	/** A free from inside a deferred call, which would wait for itself. */
 	RuntimeException freeFromRunner() {
-		return this.errors.error(Status.INVALID_ARGUMENT, "free() was called from inside a deferred call of '" + this.name
-				+ "', which would wait for itself; free the executor from outside it", null);
+		return this.errors.invalidArgument("free() was called from inside a deferred call of '" + this.name
+				+ "', which would wait for itself; free the executor from outside it");
 	}
 
 	/** A wait for the calls from inside one of them. */
 	RuntimeException waitFromRunner(String what) {
-		return this.errors.error(Status.INVALID_ARGUMENT, what + " was called from inside a deferred call of '"
-				+ this.name + "', which would wait for itself; call " + what + " from outside the executor", null);
+		return this.errors.invalidArgument(what + " was called from inside a deferred call of '"
+				+ this.name + "', which would wait for itself; call " + what + " from outside the executor");
 	}
 
 	/** A wait for the calls from a continuation that runs as one of them completes. */
 	RuntimeException waitFromContinuation(String what) {
-		return this.errors.error(Status.INVALID_ARGUMENT, what + " was called from a continuation of a deferred call "
+		return this.errors.invalidArgument(what + " was called from a continuation of a deferred call "
 				+ "of '" + this.name + "' that runs as the call completes, and the call counts as finished only once its "
 				+ "continuations return: it would wait for itself. Attach the continuation with an ...Async method "
-				+ "(thenRunAsync, whenCompleteAsync), or call " + what + " from outside", null);
+				+ "(thenRunAsync, whenCompleteAsync), or call " + what + " from outside");
 	}
 }

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.FailureFactory;
 
 /**
  * The admission gate of one executor's {@link DeferredCalls}: at most {@code limit} calls in flight
@@ -33,9 +33,9 @@ final class DeferredSlots {
 
 	private final Semaphore slots;
 
-	private final HostErrors errors;
+	private final FailureFactory errors;
 
-	DeferredSlots(String name, int limit, HostErrors errors) {
+	DeferredSlots(String name, int limit, FailureFactory errors) {
 		this.name = name;
 		this.errors = errors;
 		this.limit = limit;
@@ -52,8 +52,8 @@ final class DeferredSlots {
 	 * @param onRunner whether the submitter is the runner (for the refusal's wording)
 	 * @param inTask whether the submitter is inside a task of the executor (for the refusal's wording)
 	 * @param counts where a refusal is counted
-	 * @throws RuntimeException {@link Status#TIMEOUT} when no slot freed in time;
-	 *         {@link Status#INTERRUPTED} when interrupted while waiting (the flag stays set)
+	 * @throws RuntimeException {@code TIMEOUT} when no slot freed in time;
+	 *         {@code INTERRUPTED} when interrupted while waiting (the flag stays set)
 	 */
 	void acquire(Duration maxWait, boolean onRunner, boolean inTask, DeferredCounts counts) {
 		boolean acquired;
@@ -72,7 +72,7 @@ final class DeferredSlots {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			counts.reject();
-			throw this.errors.error(Status.INTERRUPTED, "Executor '" + this.name + "': the thread was interrupted while "
+			throw this.errors.interrupted("Executor '" + this.name + "': the thread was interrupted while "
 					+ "it waited for a deferred-call slot, so the call was not submitted; its interrupt flag is still set", ex);
 		}
 		if (!acquired) {
@@ -92,7 +92,7 @@ final class DeferredSlots {
 				why = "all " + this.limit + " deferred-call slots stayed taken for " + maxWait
 						+ "; raise deferredLimit, wait longer, or call drain() first";
 			}
-			throw this.errors.error(Status.TIMEOUT, "Executor '" + this.name + "' rejected a deferred call: " + why, null);
+			throw this.errors.timeout("Executor '" + this.name + "' rejected a deferred call: " + why);
 		}
 	}
 

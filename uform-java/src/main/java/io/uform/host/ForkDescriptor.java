@@ -1,5 +1,7 @@
 package io.uform.host;
 
+import io.uform.failure.FailureFactory;
+
 /**
  * What the current fork of a {@link HostPool} runs, and how its indices are shared among the
  * threads: one object per pool, rewritten for every fork, so that a fork allocates nothing. The tasks
@@ -149,7 +151,7 @@ final class ForkDescriptor<T, P, S> {
 	 * @param errors copies the API's own exceptions
 	 * @return what the fork throws
 	 */
-	Throwable collectFailure(String executor, HostErrors errors) {
+	Throwable collectFailure(String executor, FailureFactory errors) {
 		this.anyFailure = false;
 		return ForkFailure.ofFork(this.failures, executor, errors);
 	}

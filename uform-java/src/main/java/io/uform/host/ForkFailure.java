@@ -3,6 +3,8 @@ package io.uform.host;
 import java.lang.reflect.Constructor;
 import java.util.Arrays;
 
+import io.uform.failure.FailureFactory;
+
 /**
  * Makes the throwable a fork rethrows when its tasks failed. For a task that failed on another
  * thread, that is a copy of the task's throwable, of the same class and with the same message, made
@@ -24,7 +26,7 @@ final class ForkFailure {
 	 * @param errors copies the API's own exceptions
 	 * @return the throwable the fork throws
 	 */
-	static Throwable ofFork(Throwable[] all, String executor, HostErrors errors) {
+	static Throwable ofFork(Throwable[] all, String executor, FailureFactory errors) {
 		Throwable first = null;
 		int firstThread = -1;
 		int count = 0;
@@ -75,7 +77,7 @@ final class ForkFailure {
 	 * @param errors copies the API's own exceptions; {@code null} where there are none (a warm-up)
 	 * @return a copy whose cause is {@code failure}, or {@code failure}
 	 */
-	static Throwable copyForCaller(Throwable failure, HostErrors errors) {
+	static Throwable copyForCaller(Throwable failure, FailureFactory errors) {
 		if (failure instanceof VirtualMachineError) {
 			return failure;
 		}

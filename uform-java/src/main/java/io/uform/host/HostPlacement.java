@@ -5,6 +5,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.uform.failure.FailureFactory;
+
 /**
  * Where the threads of a host executor go, resolved from a config and the machine: which NUMA
  * domains, how many threads, which domain (colocation) each thread belongs to, which CPU class to
@@ -46,7 +48,7 @@ public record HostPlacement(List<NumaDomain> domains, int threads, int[] colocat
 	 * @throws RuntimeException {@code INVALID_ARGUMENT} naming the first bad field
 	 */
 	public static HostPlacement resolve(Request request, NumaTopology topology, CpuClasses cpuClasses,
-			int availableProcessors, HostErrors errors) {
+			int availableProcessors, FailureFactory errors) {
 		List<NumaDomain> domains = resolveDomains(request.memoryDomains(), topology, errors);
 		// The quota counts here too, not only through availableProcessors: a fixture topology has its own.
 		int cores = Math.min(topology.cpuBudget(domains), Math.max(1, availableProcessors));
@@ -66,7 +68,8 @@ public record HostPlacement(List<NumaDomain> domains, int threads, int[] colocat
 		return Math.max(1, cores - cores / 8);
 	}
 
-	private static List<NumaDomain> resolveDomains(List<Integer> requested, NumaTopology topology, HostErrors errors) {
+	private static List<NumaDomain> resolveDomains(List<Integer> requested, NumaTopology topology,
+			FailureFactory errors) {
 		if (requested == null) {
 			return topology.domains();
 		}
@@ -92,7 +95,7 @@ public record HostPlacement(List<NumaDomain> domains, int threads, int[] colocat
 		return domains;
 	}
 
-	private static int resolveThreads(Integer requested, int cores, HostErrors errors) {
+	private static int resolveThreads(Integer requested, int cores, FailureFactory errors) {
 		if (requested == null) {
 			return defaultThreads(cores);
 		}
@@ -108,7 +111,7 @@ public record HostPlacement(List<NumaDomain> domains, int threads, int[] colocat
 		return requested;
 	}
 
-	private static int resolveDeferredLimit(Integer requested, int byDefault, HostErrors errors) {
+	private static int resolveDeferredLimit(Integer requested, int byDefault, FailureFactory errors) {
 		if (requested == null) {
 			return byDefault;
 		}

@@ -9,7 +9,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.FailureFactory;
 
 /**
  * The fork-join engine under a RAM executor: {@code threads - 1} worker threads plus the thread that
@@ -135,7 +135,7 @@ public final class HostPool<T, P, S> {
 	final String name;
 
 	/** Makes the exceptions a fork and a failed start throw. */
-	private final HostErrors errors;
+	private final FailureFactory errors;
 
 	private final int threads;
 
@@ -176,11 +176,11 @@ public final class HostPool<T, P, S> {
 	 *        failure there, even an {@link Error}, is the hook's to report: the worker starts regardless
 	 * @param bodies runs the tasks
 	 * @param errors makes the exceptions it throws
-	 * @throws RuntimeException {@link Status#OUT_OF_MEMORY} when the JVM cannot start another
+	 * @throws RuntimeException {@code OUT_OF_MEMORY} when the JVM cannot start another
 	 *         thread; the workers already started are stopped and joined first
 	 */
 	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart,
-			ForkBodies<T, P, S> bodies, HostErrors errors) {
+			ForkBodies<T, P, S> bodies, FailureFactory errors) {
 		this(name, threads, colocationOfThread, workerStart, Thread::start, bodies, errors);
 	}
 
@@ -195,7 +195,7 @@ public final class HostPool<T, P, S> {
 	 * @param errors makes the exceptions it throws
 	 */
 	public HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart,
-			ForkBodies<T, P, S> bodies, HostErrors errors) {
+			ForkBodies<T, P, S> bodies, FailureFactory errors) {
 		this(name, threads, colocationOfThread, workerStart, threadStart, CpuEscape.SYSTEM, bodies, errors);
 	}
 
@@ -211,7 +211,7 @@ public final class HostPool<T, P, S> {
 	 * @param errors makes the exceptions it throws
 	 */
 	HostPool(String name, int threads, int[] colocationOfThread, IntConsumer workerStart, Consumer<Thread> threadStart,
-			CpuEscape escape, ForkBodies<T, P, S> bodies, HostErrors errors) {
+			CpuEscape escape, ForkBodies<T, P, S> bodies, FailureFactory errors) {
 		if (threads < 1 || colocationOfThread.length != threads) {
 			throw new IllegalArgumentException("threads " + threads + " with " + colocationOfThread.length + " colocations");
 		}
@@ -239,7 +239,7 @@ public final class HostPool<T, P, S> {
 			// Threads already started would otherwise wait forever for a fork: stop and join them.
 			stopStarted(running);
 			if (ex instanceof OutOfMemoryError) {
-				throw errors.error(Status.OUT_OF_MEMORY, "Executor '" + name + "' could not start worker "
+				throw errors.outOfMemory("Executor '" + name + "' could not start worker "
 						+ running + " of its " + (threads - 1) + " (" + ex.getMessage() + "); the " + (running - 1)
 						+ " started were stopped. Ask for fewer threads, or raise the process's thread limit (ulimit -u, "
 						+ "a container's pids limit)", ex);
@@ -414,8 +414,8 @@ public final class HostPool<T, P, S> {
 		lock.lock();
 		try {
 			if (this.stopping || this.stopRequested) {
-				throw this.errors.error(Status.FREED,
-						"Executor '" + this.name + "' was freed; make a new executor to run more work", null);
+				throw this.errors.freed("Executor '" + this.name + "' was freed; make a new executor to run more "
+						+ "work");
 			}
 			ForkDescriptor<T, P, S> descriptor = this.fork;
 			descriptor.describe(forkKind, count, threadTask, prongs, slices);
@@ -557,7 +557,7 @@ public final class HostPool<T, P, S> {
 
 	/**
 	 * Refuses new forks and tells the workers to exit once the fork in progress, if any, is done;
-	 * never waits. Later forks fail with {@link Status#FREED}. Calling it again does
+	 * never waits. Later forks fail with {@code FREED}. Calling it again does
 	 * nothing more.
 	 */
 	public void requestStop() {
@@ -592,7 +592,7 @@ public final class HostPool<T, P, S> {
 
 	/**
 	 * Waits for the fork in progress, stops every worker and joins it. Later forks fail with
-	 * {@link Status#FREED}. Calling it again does nothing more.
+	 * {@code FREED}. Calling it again does nothing more.
 	 * @throws InterruptedException if interrupted while joining; the workers are stopping regardless
 	 */
 	public void stop() throws InterruptedException {

@@ -4,8 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 
 /**
  * What the processes of a run must agree on, as one process judges the others' records against its
@@ -44,7 +43,7 @@ final class Agreement {
 		if (protocol != null && !protocol.trim().equals(Integer.toString(FileRendezvous.PROTOCOL))) {
 			String leftover = (firstLook) ? " (if " + name + " was left by an earlier run of another version, remove "
 					+ this.jobDirectory + " once no process of that run is running, or use a new job name)" : "";
-			throw new Failure(new RuntimeFailure(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': processes "
+			throw new Failure(Failures.factory().invalidArgument("Mesh job '" + job() + "': processes "
 					+ "disagree on the mesh protocol: " + name + " speaks protocol " + protocol.trim() + ", "
 					+ this.self.who() + " speaks " + FileRendezvous.PROTOCOL + "; run one uform version on every host"
 					+ leftover), !firstLook);
@@ -55,7 +54,7 @@ final class Agreement {
 	void check(MemberRecord other) throws Failure {
 		String differences = differences(other);
 		if (differences != null) {
-			throw new Failure(new RuntimeFailure(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': processes "
+			throw new Failure(Failures.factory().invalidArgument("Mesh job '" + job() + "': processes "
 					+ "disagree on " + differences + ". Start every process of the run with "
 					+ "the same hostDomainCount and gpusPerMultimemDomain (set gpusPerMultimemDomain where hosts have "
 					+ "different GPU counts)"), true);
@@ -86,14 +85,14 @@ final class Agreement {
 	 * Two claims of one index; {@code first} was there first.
 	 * @param both whether both give up (a run still meeting), or only the second (a run that joined)
 	 */
-	RuntimeFailure duplicate(MemberRecord first, MemberRecord second, boolean both) {
+	RuntimeException duplicate(MemberRecord first, MemberRecord second, boolean both) {
 		String sameHost = "";
 		if (first.host().equals(second.host()) && !first.hostKey().equals(second.hostKey())) {
 			sameHost = " (both on host " + first.host() + ": if pid " + first.pid() + " was an earlier incarnation of "
 					+ "this process, such as a restarted container, its record is left by a crash: remove "
 					+ this.jobDirectory + " or use a new job name)";
 		}
-		return new RuntimeFailure(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': index " + first.index()
+		return Failures.factory().invalidArgument("Mesh job '" + job() + "': index " + first.index()
 				+ " is claimed by two processes, host " + first.host() + " pid " + first.pid() + " (bootstrap began "
 				+ first.bootstrapStarted() + ") and host " + second.host() + " pid " + second.pid() + " (began "
 				+ second.bootstrapStarted() + "). Give each process its own "

@@ -15,8 +15,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 
 /**
  * One bootstrap call's join (see the package's description, <em>Join</em>): the first look, then polls
@@ -84,7 +83,7 @@ final class Attempt {
 	 */
 	private boolean gaveUp;
 
-	private RuntimeFailure gaveUpWith;
+	private RuntimeException gaveUpWith;
 
 	/** Set once every process was ready and this attempt returns; guarded by {@code this}. */
 	private boolean joined;
@@ -264,14 +263,7 @@ final class Attempt {
 			if (mark == null) {
 				continue;
 			}
-			Status status;
-			try {
-				status = Status.valueOf(mark.status());
-			}
-			catch (IllegalArgumentException | NullPointerException ex) {
-				status = Status.INVALID_ARGUMENT;
-			}
-			throw new Failure(new RuntimeFailure(status, "Mesh bootstrap of job '" + job() + "' failed: "
+			throw new Failure(Failures.factory().ofKind(mark.status(), "Mesh bootstrap of job '" + job() + "' failed: "
 					+ mark.who() + " gave up for every process, so " + this.self.who() + " gave up too and removed "
 					+ "its record. Its reason: " + mark.reason()), false);
 		}
@@ -326,7 +318,7 @@ final class Attempt {
 					return;
 				}
 				if (attempt >= JobFiles.DIRECTORY_ATTEMPTS) {
-					throw new Failure(new RuntimeFailure(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "': "
+					throw new Failure(Failures.factory().invalidArgument("Mesh job '" + job() + "': "
 							+ name + " in " + this.files.directory() + " is taken by a file that cannot be read as a "
 							+ "member record (another uform version's, or not uform's): remove it, or use a new job "
 							+ "name"), true);
@@ -414,7 +406,7 @@ final class Attempt {
 		return true;
 	}
 
-	private RuntimeFailure timeout() {
+	private RuntimeException timeout() {
 		// At most LISTED names of each kind, with the true counts: a count in the millions must not
 		// make millions of strings, nor a loop over every index.
 		List<String> missing = new ArrayList<>();
@@ -467,7 +459,7 @@ final class Attempt {
 			message.append(". Before this process started, ").append(latestAbort.who()).append(" gave up at ")
 				.append(latestAbort.written()).append(": ").append(latestAbort.reason());
 		}
-		return new RuntimeFailure(Status.TIMEOUT, message.toString());
+		return Failures.factory().timeout(message.toString());
 	}
 
 	/** Refuses a write once this attempt gave up: nothing may come back after the give-up removed it. */
@@ -499,8 +491,8 @@ final class Attempt {
 		if (this.joined) {
 			return;
 		}
-		giveUp(new RuntimeFailure(Status.INTERRUPTED, "Mesh bootstrap of job '" + job() + "': " + this.self.who()
-				+ " is exiting (its JVM is shutting down, say on SIGTERM) before every process joined"), true);
+		giveUp(Failures.factory().interrupted("Mesh bootstrap of job '" + job() + "': " + this.self.who()
+				+ " is exiting (its JVM is shutting down, say on SIGTERM) before every process joined", null), true);
 	}
 
 	/** Marks the join complete, unless the JVM's exit gave it up first. */
@@ -516,7 +508,7 @@ final class Attempt {
 	 * Tells the others (when asked) and removes this process's files. Best effort: the failure being
 	 * reported matters more than a file that could not be written or removed.
 	 */
-	synchronized void giveUp(RuntimeFailure failure, boolean abortOthers) {
+	synchronized void giveUp(RuntimeException failure, boolean abortOthers) {
 		if (this.gaveUp) {
 			return;
 		}
@@ -527,7 +519,7 @@ final class Attempt {
 			// first claimer, who otherwise never learns of the second.
 			try {
 				this.files.write(FileNames.name(FileNames.ABORT, this.self.incarnation()),
-						Marker.toBytes("abort", this.self, failure.status(), failure.getMessage()), true);
+						Marker.toBytes("abort", this.self, Failures.factory().kindOf(failure), failure.getMessage()), true);
 			}
 			catch (IOException ex) {
 				failure.addSuppressed(ex);

@@ -4,8 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 
 /**
  * A failure of the join, with whether the others should hear of it through an abort file. Checked,
@@ -16,11 +15,11 @@ final class Failure extends Exception {
 
 	private static final long serialVersionUID = 1L;
 
-	final transient RuntimeFailure exception;
+	final transient RuntimeException exception;
 
 	final boolean abortOthers;
 
-	Failure(RuntimeFailure exception, boolean abortOthers) {
+	Failure(RuntimeException exception, boolean abortOthers) {
 		super(exception.getMessage(), null, false, false);
 		this.exception = exception;
 		this.abortOthers = abortOthers;
@@ -32,8 +31,8 @@ final class Failure extends Exception {
 	 * @param cause the interrupt, as the JDK reported it
 	 * @return the exception the caller gets
 	 */
-	static RuntimeFailure interrupted(MemberRecord self, Exception cause) {
-		return new RuntimeFailure(Status.INTERRUPTED, "Mesh bootstrap of job '" + self.job() + "' was interrupted while "
+	static RuntimeException interrupted(MemberRecord self, Exception cause) {
+		return Failures.factory().interrupted("Mesh bootstrap of job '" + self.job() + "' was interrupted while "
 				+ self.who() + " waited for its peers; every process gives up, and the interrupt flag is still set", cause);
 	}
 
@@ -46,17 +45,17 @@ final class Failure extends Exception {
 	 * @param ex what went wrong
 	 * @return the exception the caller gets
 	 */
-	static RuntimeFailure cannotUse(Path directory, Path jobDirectory, String job, IOException ex) {
+	static RuntimeException cannotUse(Path directory, Path jobDirectory, String job, IOException ex) {
 		if (Files.isSymbolicLink(jobDirectory)) {
 			return linkedJobDirectory(jobDirectory, job);
 		}
 		if (Files.exists(jobDirectory) && !Files.isDirectory(jobDirectory)) {
 			// "Make it writable" would send the user after permissions that are fine.
-			return RuntimeFailure.invalid("job", job, jobDirectory + " is a file, not a directory, and the mesh keeps the "
+			return Failures.factory().invalid("job", job, jobDirectory + " is a file, not a directory, and the mesh keeps the "
 					+ "job's files in a directory of that name. Move or remove that file (it is not the mesh's), or use "
 					+ "another job name", ex);
 		}
-		return RuntimeFailure.invalid("directory", directory, "mesh job '" + job + "' cannot use " + jobDirectory
+		return Failures.factory().invalid("directory", directory, "mesh job '" + job + "' cannot use " + jobDirectory
 				+ " (" + ex + "); make " + directory + " writable by this user on every host (and mounted, where it is a "
 				+ "shared file system), or, where it is, look at the file system itself (full, or a stale NFS handle)", ex);
 	}
@@ -71,7 +70,7 @@ final class Failure extends Exception {
 	 * @param job the job
 	 * @return the exception the caller gets
 	 */
-	static RuntimeFailure linkedJobDirectory(Path jobDirectory, String job) {
+	static RuntimeException linkedJobDirectory(Path jobDirectory, String job) {
 		String target;
 		try {
 			target = String.valueOf(Files.readSymbolicLink(jobDirectory));
@@ -79,7 +78,7 @@ final class Failure extends Exception {
 		catch (IOException | UnsupportedOperationException ex) {
 			target = "?";
 		}
-		return RuntimeFailure.invalid("job", job, jobDirectory + " is a symbolic link (to " + target + "), and the mesh "
+		return Failures.factory().invalid("job", job, jobDirectory + " is a symbolic link (to " + target + "), and the mesh "
 				+ "makes, renames and removes the job directory as its own, which it will not do through a link. Remove "
 				+ "the link (it is not the mesh's), or, to keep the job's files elsewhere, set the mesh directory to "
 				+ "a directory there (the mesh directory may be a link, or lie under one)");

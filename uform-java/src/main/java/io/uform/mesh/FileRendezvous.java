@@ -13,8 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 import io.uform.host.ExitHooks;
 import io.uform.mesh.MemberRecord.MemberDevice;
 
@@ -123,11 +122,11 @@ public final class FileRendezvous {
 	 * @param directory the directory every host sees; it must exist
 	 * @param self this process's record, from {@link #announce}
 	 * @return the joined rendezvous, to {@link #leave()} later
-	 * @throws RuntimeFailure {@link Status#TIMEOUT} naming the indices that never joined (or never got
-	 *         ready); {@link Status#INVALID_ARGUMENT} for a disagreement, a second claim of an index,
+	 * @throws RuntimeException {@code TIMEOUT} naming the indices that never joined (or never got
+	 *         ready); {@code INVALID_ARGUMENT} for a disagreement, a second claim of an index,
 	 *         files left by an earlier run, a directory that cannot be written, or a job path that is a
 	 *         file or a symbolic link; another process's
-	 *         status when it gave up the bootstrap for everyone; {@link Status#INTERRUPTED} when
+	 *         status when it gave up the bootstrap for everyone; {@code INTERRUPTED} when
 	 *         interrupted (the interrupt flag is set again)
 	 */
 	public static FileRendezvous join(Path directory, MemberRecord self) {
@@ -138,7 +137,7 @@ public final class FileRendezvous {
 			return new FileRendezvous(directory, self, attempt.run());
 		}
 		catch (InterruptedException ex) {
-			RuntimeFailure failure = Failure.interrupted(self, ex);
+			RuntimeException failure = Failure.interrupted(self, ex);
 			attempt.giveUp(failure, true);
 			Thread.currentThread().interrupt();
 			throw failure;

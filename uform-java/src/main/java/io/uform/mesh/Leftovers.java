@@ -13,8 +13,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.failure.Failures;
 
 /**
  * The first look of a join at its job directory, before it writes anything: a run that finished is
@@ -122,7 +121,7 @@ final class Leftovers {
 		return this.self.job();
 	}
 
-	private RuntimeFailure cannotUse(IOException ex) {
+	private RuntimeException cannotUse(IOException ex) {
 		return Failure.cannotUse(this.directory, this.files.directory(), job(), ex);
 	}
 
@@ -267,7 +266,7 @@ final class Leftovers {
 				throw new Failure(this.agreement.duplicate(rival, this.self, false), false);
 			}
 			String disagreement = this.agreement.differences(anyLive);
-			throw new Failure(new RuntimeFailure(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "' in "
+			throw new Failure(Failures.factory().invalidArgument("Mesh job '" + job() + "' in "
 					+ this.directory + " has a run of " + anyLive.count() + " process(es) that joined (or is joining) "
 					+ "without this one" + ((disagreement != null) ? "; processes disagree on " + disagreement : "")
 					+ ". This process gives up alone, and that run goes on. Give this process's run its own job name, "
@@ -279,7 +278,7 @@ final class Leftovers {
 			throw new Failure(this.agreement.duplicate(rival, this.self, true), true);
 		}
 		if (!leftovers.isEmpty()) {
-			throw new Failure(new RuntimeFailure(Status.INVALID_ARGUMENT, "Mesh job '" + job() + "' in "
+			throw new Failure(Failures.factory().invalidArgument("Mesh job '" + job() + "' in "
 					+ this.directory + " holds files left by an earlier run of the job: " + Messages.listed(leftovers)
 					+ ". A new run cannot join them: remove " + this.files.directory() + " (once no process of the "
 					+ "earlier run is running), or use a new job name"), false);

@@ -3,8 +3,6 @@ package io.uform.mesh;
 import java.time.Instant;
 import java.util.Properties;
 
-import io.uform.failure.RuntimeFailure.Status;
-
 /**
  * A {@code ready}, {@code left} or {@code abort} file: who wrote it and, for an abort, why.
  * @param index its writer's index
@@ -31,11 +29,11 @@ record Marker(int index, String incarnation, String host, long pid, Instant writ
 	 * A marker's file, written now.
 	 * @param kind {@code ready}, {@code left} or {@code abort}
 	 * @param writer the writer's record
-	 * @param status an abort's status, else {@code null}
+	 * @param status an abort's kind of failure ({@link io.uform.failure.FailureFactory#kindOf}), else {@code null}
 	 * @param reason an abort's message, else {@code null}
 	 * @return the file's bytes
 	 */
-	static byte[] toBytes(String kind, MemberRecord writer, Status status, String reason) {
+	static byte[] toBytes(String kind, MemberRecord writer, String status, String reason) {
 		Properties properties = new Properties();
 		properties.setProperty("uform.mesh.protocol", Integer.toString(FileRendezvous.PROTOCOL));
 		properties.setProperty("marker.kind", kind);
@@ -46,7 +44,7 @@ record Marker(int index, String incarnation, String host, long pid, Instant writ
 		properties.setProperty("marker.pid", Long.toString(writer.pid()));
 		properties.setProperty("marker.written", MemberRecord.epochNanos(Instant.now()));
 		if (status != null) {
-			properties.setProperty("marker.status", status.name());
+			properties.setProperty("marker.status", status);
 			properties.setProperty("marker.reason", reason);
 		}
 		return MemberRecord.store(properties, "uform mesh " + kind + " marker (see io.uform.mesh.FileRendezvous)");

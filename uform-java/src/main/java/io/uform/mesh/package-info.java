@@ -138,8 +138,10 @@
  *
  * <h2>Dependencies</h2>
  * They run one way: {@code io.uform} uses this package, and this package names no type of
- * {@code io.uform}. A failed join throws {@link io.uform.failure.RuntimeFailure}, which
- * {@link io.uform.Mesh} turns into the {@code UformException} its callers get (same status, message,
- * field, value and fix); an abort file carries the status by name, which the two types share.
+ * {@code io.uform}. A failed join throws what the API's {@link io.uform.failure.FailureFactory} makes
+ * (read from {@link io.uform.failure.Failures}): the {@code UformException} the callers of
+ * {@link io.uform.Mesh} get, as it is. An abort file carries the failure's kind by name
+ * ({@link io.uform.failure.FailureFactory#kindOf}), and the processes that read it fail with the same
+ * kind ({@link io.uform.failure.FailureFactory#ofKind}).
  */
 package io.uform.mesh;

@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import com.sun.jna.Memory;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.UformException;
+import io.uform.UformException.Status;
 import io.uform.gpu.DeviceContext.KernelArgument;
 
 /**
@@ -105,7 +105,7 @@ class CudaRuntimeTest {
 		DeviceContext device = this.runtime.open(0);
 		this.compute.failNext("cuDevicePrimaryCtxRelease_v2", 999, "CUDA_ERROR_UNKNOWN");
 
-		assertThatThrownBy(device::close).isInstanceOf(RuntimeFailure.class)
+		assertThatThrownBy(device::close).isInstanceOf(UformException.class)
 			.hasMessageContaining("cuDevicePrimaryCtxRelease_v2 failed: CUDA_ERROR_UNKNOWN (999)");
 		device.close();
 
@@ -117,16 +117,16 @@ class CudaRuntimeTest {
 		DeviceContext device = this.runtime.open(0);
 		device.close();
 
-		assertThatThrownBy(device::makeCurrent).isInstanceOfSatisfying(RuntimeFailure.class,
+		assertThatThrownBy(device::makeCurrent).isInstanceOfSatisfying(UformException.class,
 				(ex) -> assertThat(ex.status()).isEqualTo(Status.FREED));
-		assertThatThrownBy(() -> device.allocate(16)).isInstanceOf(RuntimeFailure.class);
+		assertThatThrownBy(() -> device.allocate(16)).isInstanceOf(UformException.class);
 		assertThat(this.compute.calls()).noneMatch((call) -> call.startsWith("cuCtxSetCurrent"));
 	}
 
 	@Test
 	void anOrdinalPastTheLastIsNoDevice() {
 		for (int ordinal : new int[] { 2, -1 }) {
-			assertThatThrownBy(() -> this.runtime.open(ordinal)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+			assertThatThrownBy(() -> this.runtime.open(ordinal)).isInstanceOfSatisfying(UformException.class, (ex) -> {
 				assertThat(ex.status()).isEqualTo(Status.NO_DEVICE);
 				assertThat(ex.getMessage()).contains("CUDA device " + ordinal + " does not exist")
 					.contains("sees 2 CUDA device(s) (ordinals 0 to 1)")
@@ -140,7 +140,7 @@ class CudaRuntimeTest {
 	void noVisibleDeviceIsNoDevice() {
 		this.driver.fail("cuInit", CudaDriver.CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE");
 
-		assertThatThrownBy(() -> this.runtime.open(0)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+		assertThatThrownBy(() -> this.runtime.open(0)).isInstanceOfSatisfying(UformException.class, (ex) -> {
 			assertThat(ex.status()).isEqualTo(Status.NO_DEVICE);
 			assertThat(ex.getMessage()).contains("sees 0 CUDA device(s)");
 		});
@@ -150,7 +150,7 @@ class CudaRuntimeTest {
 	void aDriverThatFailsToInitialiseIsADeviceError() {
 		this.driver.fail("cuInit", 999, "CUDA_ERROR_UNKNOWN");
 
-		assertThatThrownBy(() -> this.runtime.open(0)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+		assertThatThrownBy(() -> this.runtime.open(0)).isInstanceOfSatisfying(UformException.class, (ex) -> {
 			assertThat(ex.status()).isEqualTo(Status.DEVICE_ERROR);
 			assertThat(ex.getMessage()).startsWith("CUDA device 0: cuInit failed: CUDA_ERROR_UNKNOWN (999)");
 		});
@@ -160,7 +160,7 @@ class CudaRuntimeTest {
 	void withoutLibcudaOpenIsNoDeviceSayingSo() {
 		CudaRuntime absent = new CudaRuntime(Optional::empty);
 
-		assertThatThrownBy(() -> absent.open(0)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+		assertThatThrownBy(() -> absent.open(0)).isInstanceOfSatisfying(UformException.class, (ex) -> {
 			assertThat(ex.status()).isEqualTo(Status.NO_DEVICE);
 			assertThat(ex.getMessage()).contains("libcuda.so.1 not found");
 		});
@@ -176,7 +176,7 @@ class CudaRuntimeTest {
 		});
 
 		for (int i = 0; i < 2; i++) {
-			assertThatThrownBy(() -> broken.open(0)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+			assertThatThrownBy(() -> broken.open(0)).isInstanceOfSatisfying(UformException.class, (ex) -> {
 				assertThat(ex.status()).isEqualTo(Status.DEVICE_ERROR);
 				assertThat(ex.getMessage()).contains("cuLaunchKernel failed: symbol missing");
 			});
@@ -236,7 +236,7 @@ class CudaRuntimeTest {
 	void anEmptyAllocationIsRefusedBeforeTheDriver() {
 		try (DeviceContext device = this.runtime.open(0)) {
 			device.makeCurrent();
-			assertThatThrownBy(() -> device.allocate(0)).isInstanceOfSatisfying(RuntimeFailure.class,
+			assertThatThrownBy(() -> device.allocate(0)).isInstanceOfSatisfying(UformException.class,
 					(ex) -> assertThat(ex.status()).isEqualTo(Status.INVALID_ARGUMENT));
 		}
 		assertThat(this.compute.calls()).noneMatch((call) -> call.startsWith("cuMemAlloc"));
@@ -247,7 +247,7 @@ class CudaRuntimeTest {
 		this.compute.totalBytes = 4096;
 		try (DeviceContext device = this.runtime.open(0)) {
 			device.makeCurrent();
-			RuntimeFailure ex = (RuntimeFailure) catchThrowable(() -> device.allocate(8192));
+			UformException ex = (UformException) catchThrowable(() -> device.allocate(8192));
 
 			assertThat(ex.status()).isEqualTo(Status.OUT_OF_MEMORY);
 			assertThat(ex.getMessage())
@@ -322,10 +322,10 @@ class CudaRuntimeTest {
 
 			device.launch(saxpy, new int[] { 1, 1, 1 }, new int[] { 32, 1, 1 }, 0, 0, null);
 			assertThatThrownBy(() -> device.launch(saxpy, new int[] { 0, 1, 1 }, new int[] { 32, 1, 1 }, 0, 0, null))
-				.isInstanceOfSatisfying(RuntimeFailure.class,
+				.isInstanceOfSatisfying(UformException.class,
 						(ex) -> assertThat(ex.status()).isEqualTo(Status.INVALID_ARGUMENT));
 			assertThatThrownBy(() -> device.launch(saxpy, new int[] { 1, 1 }, new int[] { 32, 1, 1 }, 0, 0, null))
-				.isInstanceOf(RuntimeFailure.class);
+				.isInstanceOf(UformException.class);
 			device.unloadModule(module);
 		}
 		assertThat(this.compute.launches).hasSize(1);
@@ -338,7 +338,7 @@ class CudaRuntimeTest {
 			device.makeCurrent();
 			long module = device.loadModule(PTX);
 
-			RuntimeFailure ex = (RuntimeFailure) catchThrowable(() -> device.function(module, "sgemm"));
+			UformException ex = (UformException) catchThrowable(() -> device.function(module, "sgemm"));
 
 			assertThat(ex.status()).isEqualTo(Status.DEVICE_ERROR);
 			assertThat(ex.getMessage())
@@ -355,7 +355,7 @@ class CudaRuntimeTest {
 		try (DeviceContext device = this.runtime.open(0)) {
 			device.makeCurrent();
 
-			RuntimeFailure ex = (RuntimeFailure) catchThrowable(() -> device.loadModule(PTX));
+			UformException ex = (UformException) catchThrowable(() -> device.loadModule(PTX));
 
 			assertThat(ex.status()).isEqualTo(Status.DEVICE_ERROR);
 			assertThat(ex.getMessage()).contains("cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX (218)")
@@ -390,7 +390,7 @@ class CudaRuntimeTest {
 
 		Throwable thrown = catchThrowable(this::useEveryCall);
 
-		assertThat(thrown).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+		assertThat(thrown).isInstanceOfSatisfying(UformException.class, (ex) -> {
 			assertThat(ex.status()).isEqualTo(status);
 			assertThat(ex.getMessage()).startsWith("CUDA device 1: " + call + " failed: " + name + " (" + code + ")")
 				.contains(fix);

@@ -10,7 +10,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.uform.failure.RuntimeFailure;
+import io.uform.UformException;
 import io.uform.gpu.DeviceFacts.Vendor;
 
 class GpuDiscoveryTest {
@@ -60,8 +60,8 @@ class GpuDiscoveryTest {
 		GpuDiscovery discovery = GpuDiscovery.discover(() -> Optional.of(driver), root, Map.of());
 		driver.fail("nvmlDeviceGetMemoryInfo", NvidiaDiscovery.NVML_ERROR_GPU_IS_LOST, "NVML_ERROR_GPU_IS_LOST");
 
-		assertThatThrownBy(() -> discovery.readings(0)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
-			assertThat(ex.status()).isEqualTo(RuntimeFailure.Status.NO_DEVICE);
+		assertThatThrownBy(() -> discovery.readings(0)).isInstanceOfSatisfying(UformException.class, (ex) -> {
+			assertThat(ex.status()).isEqualTo(UformException.Status.NO_DEVICE);
 			assertThat(ex.getMessage()).startsWith("GPU 0 (NVIDIA H200, GPU-")
 				.contains("is lost: nvmlDeviceGetMemoryInfo returned NVML_ERROR_GPU_IS_LOST")
 				.endsWith("Work on it fails until the machine is fixed and this process restarted");
@@ -77,7 +77,7 @@ class GpuDiscoveryTest {
 		assertThat(discovery.devices()).isEmpty();
 		assertThat(discovery.problems()).isEmpty();
 		assertThat(discovery.notes()).hasSize(2);
-		assertThatThrownBy(() -> discovery.readings(0)).isInstanceOfSatisfying(RuntimeFailure.class,
-				(ex) -> assertThat(ex.status()).isEqualTo(RuntimeFailure.Status.NO_DEVICE));
+		assertThatThrownBy(() -> discovery.readings(0)).isInstanceOfSatisfying(UformException.class,
+				(ex) -> assertThat(ex.status()).isEqualTo(UformException.Status.NO_DEVICE));
 	}
 }

@@ -13,8 +13,8 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.UformException;
+import io.uform.UformException.Status;
 import io.uform.gpu.DeviceContext.KernelArgument;
 
 /**
@@ -36,7 +36,7 @@ class JnaCudaComputeTest {
 		org.junit.jupiter.api.Assumptions.assumeTrue(compute.isEmpty(),
 				"libcuda.so.1 is installed here; scripts/gpu-check.sh covers machines with a driver");
 
-		assertThatThrownBy(() -> CudaRuntime.system().open(0)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+		assertThatThrownBy(() -> CudaRuntime.system().open(0)).isInstanceOfSatisfying(UformException.class, (ex) -> {
 			assertThat(ex.status()).isEqualTo(Status.NO_DEVICE);
 			assertThat(ex.getMessage()).contains("libcuda.so.1 not found");
 		});

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
-import io.uform.failure.RuntimeFailure;
+import io.uform.UformException;
 import io.uform.gpu.DeviceFacts.Vendor;
 
 class NvidiaDiscoveryTest {
@@ -222,8 +222,8 @@ class NvidiaDiscoveryTest {
 		driver.gpu("NVIDIA H200", 9, 0, 132, 141 * GIB, 0x1b);
 		driver.fail("cuInit", 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH");
 
-		assertThatThrownBy(() -> scan(driver)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
-			assertThat(ex.status()).isEqualTo(RuntimeFailure.Status.DEVICE_ERROR);
+		assertThatThrownBy(() -> scan(driver)).isInstanceOfSatisfying(UformException.class, (ex) -> {
+			assertThat(ex.status()).isEqualTo(UformException.Status.DEVICE_ERROR);
 			assertThat(ex.getMessage()).contains("cuInit", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "803", "nvidia-smi");
 		});
 	}
@@ -234,7 +234,7 @@ class NvidiaDiscoveryTest {
 		driver.gpu("NVIDIA H200", 9, 0, 132, 141 * GIB, 0x1b);
 		driver.fail("cuDeviceTotalMem_v2", 999, "CUDA_ERROR_UNKNOWN");
 
-		assertThatThrownBy(() -> scan(driver)).isInstanceOfSatisfying(RuntimeFailure.class,
+		assertThatThrownBy(() -> scan(driver)).isInstanceOfSatisfying(UformException.class,
 				(ex) -> assertThat(ex.getMessage()).contains("cuDeviceTotalMem_v2 failed: CUDA_ERROR_UNKNOWN (999)"));
 	}
 
@@ -245,7 +245,7 @@ class NvidiaDiscoveryTest {
 					"symbol missing from libcuda.so.1 (driver too old or damaged)");
 		});
 
-		assertThatThrownBy(discovery::scan).isInstanceOfSatisfying(RuntimeFailure.class,
+		assertThatThrownBy(discovery::scan).isInstanceOfSatisfying(UformException.class,
 				(ex) -> assertThat(ex.getMessage()).contains("symbol missing"));
 	}
 

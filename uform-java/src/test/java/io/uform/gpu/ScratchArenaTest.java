@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.UformException;
+import io.uform.UformException.Status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -49,7 +49,7 @@ class ScratchArenaTest {
 						case "free" -> {
 							long address = (Long) args[0];
 							if (this.failingFrees.contains(++this.frees)) {
-								throw new RuntimeFailure(Status.DEVICE_ERROR, "cuMemFree_v2 failed (stand-in)");
+								throw new UformException(Status.DEVICE_ERROR, "cuMemFree_v2 failed (stand-in)");
 							}
 							if (!this.live.remove(address)) {
 								this.errors.add("double free of 0x" + Long.toHexString(address));
@@ -73,7 +73,7 @@ class ScratchArenaTest {
 		// 3 KB does not fit beside the 2 KB held: the arena gives its free blocks back first, and the
 		// second of those frees fails.
 		device.failingFrees.add(2);
-		assertThatThrownBy(() -> arena.reserve(3072)).isInstanceOf(RuntimeFailure.class)
+		assertThatThrownBy(() -> arena.reserve(3072)).isInstanceOf(UformException.class)
 			.hasMessageContaining("cuMemFree_v2 failed");
 		long next = arena.reserve(1024);
 		assertThat(device.live).as("the address handed out is live on the device").contains(next);
@@ -90,12 +90,12 @@ class ScratchArenaTest {
 		arena.reserve(1024);
 		arena.release(kept);
 		device.failingFrees.add(2);
-		assertThatThrownBy(arena::close).isInstanceOf(RuntimeFailure.class).hasMessageContaining("cuMemFree_v2 failed");
+		assertThatThrownBy(arena::close).isInstanceOf(UformException.class).hasMessageContaining("cuMemFree_v2 failed");
 		assertThat(device.live).as("only the block whose free failed").hasSize(1);
 		assertThat(arena.figures().reservedBytes()).isZero();
 		arena.close();
 		assertThat(device.errors).isEmpty();
-		assertThatThrownBy(() -> arena.reserve(1)).isInstanceOf(RuntimeFailure.class)
-			.satisfies((ex) -> assertThat(((RuntimeFailure) ex).status()).isEqualTo(Status.FREED));
+		assertThatThrownBy(() -> arena.reserve(1)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.FREED));
 	}
 }

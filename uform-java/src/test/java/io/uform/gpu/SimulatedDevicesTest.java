@@ -8,7 +8,7 @@ import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
 
-import io.uform.failure.RuntimeFailure;
+import io.uform.UformException;
 
 class SimulatedDevicesTest {
 
@@ -184,8 +184,8 @@ class SimulatedDevicesTest {
 		assertThat(devices.count()).isEqualTo(4);
 		assertThat(devices.note()).isEqualTo("4 simulated devices of 1536 KiB each (configured in code): host "
 				+ "memory, not GPUs");
-		assertThatThrownBy(() -> SimulatedDevices.of(65, GIB)).isInstanceOfSatisfying(RuntimeFailure.class,
-				(ex) -> assertThat(ex.status()).isEqualTo(RuntimeFailure.Status.INVALID_ARGUMENT));
-		assertThatThrownBy(() -> SimulatedDevices.of(1, 0)).isInstanceOf(RuntimeFailure.class);
+		assertThatThrownBy(() -> SimulatedDevices.of(65, GIB)).isInstanceOfSatisfying(UformException.class,
+				(ex) -> assertThat(ex.status()).isEqualTo(UformException.Status.INVALID_ARGUMENT));
+		assertThatThrownBy(() -> SimulatedDevices.of(1, 0)).isInstanceOf(UformException.class);
 	}
 }

@@ -9,27 +9,29 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.UformException;
+import io.uform.UformException.Status;
 
 /**
- * How simulated streams order completion, as a GPU's do: a stream query sees all work, also work
- * queued a moment ago; an event sees only the work queued before it was recorded; a synchronise
- * waits for the work queued before the call.
+ * How busy simulated streams ({@link BusyStreams}, which the executors' timed-drain tests rely on)
+ * order completion, as a GPU's do: a stream query sees all work, also work queued a moment ago; an
+ * event sees only the work queued before it was recorded; a synchronise waits for the work queued
+ * before the call. Events stay the simulated runtime's: shared by a device's contexts and freed with
+ * the context that made them.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SimulatedEventsTest {
 
-	private final SimulatedRuntime runtime = new SimulatedRuntime(2, 1 << 20);
+	private final BusyStreams runtime = new BusyStreams(new SimulatedRuntime(2, 1 << 20));
 
 	@Test
 	void anEventIsDoneOnceTheWorkQueuedBeforeItsRecordIsWhateverIsQueuedAfter() {
 		try (DeviceContext context = this.runtime.open(0)) {
 			long stream = context.createStream();
-			SimulatedStream.Work before = this.runtime.startWork(0, stream);
+			BusyStreams.RunningWork before = this.runtime.start(0, stream);
 			long event = context.createEvent();
 			context.recordEvent(event, stream);
-			SimulatedStream.Work after = this.runtime.startWork(0, stream);
+			BusyStreams.RunningWork after = this.runtime.start(0, stream);
 
 			assertThat(context.eventDone(event)).as("the work before it runs").isFalse();
 			before.finish();
@@ -48,8 +50,8 @@ class SimulatedEventsTest {
 			long stream = context.createStream();
 			long unrecorded = context.createEvent();
 			assertThat(context.eventDone(unrecorded)).isTrue();
-			SimulatedStream.Work first = this.runtime.startWork(0, stream);
-			SimulatedStream.Work second = this.runtime.startWork(0, stream);
+			BusyStreams.RunningWork first = this.runtime.start(0, stream);
+			BusyStreams.RunningWork second = this.runtime.start(0, stream);
 			long event = context.createEvent();
 			context.recordEvent(event, stream);
 
@@ -64,7 +66,7 @@ class SimulatedEventsTest {
 	void aSynchroniseWaitsForTheWorkQueuedBeforeIt() throws Exception {
 		try (DeviceContext context = this.runtime.open(0)) {
 			long stream = context.createStream();
-			SimulatedStream.Work work = this.runtime.startWork(0, stream);
+			BusyStreams.RunningWork work = this.runtime.start(0, stream);
 			CompletableFuture<Void> synchronised = CompletableFuture.runAsync(() -> context.synchronize(stream),
 					(task) -> new Thread(task, "synchronising").start());
 
@@ -83,7 +85,7 @@ class SimulatedEventsTest {
 			other.recordEvent(event, 0);
 			assertThat(other.eventDone(event)).isTrue();
 			assertThat(this.runtime.liveEvents(0)).isEqualTo(1);
-			assertThatThrownBy(() -> elsewhere.eventDone(event)).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+			assertThatThrownBy(() -> elsewhere.eventDone(event)).isInstanceOfSatisfying(UformException.class, (ex) -> {
 				assertThat(ex.status()).isEqualTo(Status.DEVICE_ERROR);
 				assertThat(ex.getMessage()).contains("cuEventQuery failed on Simulated GPU 1 (host memory)",
 						"is not an event created on this device");
@@ -92,9 +94,9 @@ class SimulatedEventsTest {
 			maker.close();
 
 			assertThat(this.runtime.liveEvents(0)).isZero();
-			assertThatThrownBy(() -> other.destroyEvent(event)).isInstanceOf(RuntimeFailure.class)
+			assertThatThrownBy(() -> other.destroyEvent(event)).isInstanceOf(UformException.class)
 				.hasMessageContaining("cuEventDestroy_v2 failed").hasMessageContaining("destroyed already");
-			assertThatThrownBy(() -> other.recordEvent(other.createEvent(), 0x51a0L)).isInstanceOf(RuntimeFailure.class)
+			assertThatThrownBy(() -> other.recordEvent(other.createEvent(), 0x51a0L)).isInstanceOf(UformException.class)
 				.hasMessageContaining("cuEventRecord failed").hasMessageContaining("is not a stream created on this device");
 		}
 	}

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 import com.sun.jna.Memory;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.UformException;
+import io.uform.UformException.Status;
 import io.uform.gpu.DeviceFacts.Vendor;
 
 class SimulatedRuntimeTest {
@@ -38,7 +38,7 @@ class SimulatedRuntimeTest {
 			""";
 
 	private static void assertFails(ThrowingCallable call, Status status, String... message) {
-		assertThatThrownBy(call).isInstanceOfSatisfying(RuntimeFailure.class, (ex) -> {
+		assertThatThrownBy(call).isInstanceOfSatisfying(UformException.class, (ex) -> {
 			assertThat(ex.status()).isEqualTo(status);
 			assertThat(ex.getMessage()).contains(message);
 		});
@@ -232,7 +232,7 @@ class SimulatedRuntimeTest {
 							try {
 								held.add(device.allocate(bytes));
 							}
-							catch (RuntimeFailure ex) {
+							catch (UformException ex) {
 								assertThat(ex.status()).isEqualTo(Status.OUT_OF_MEMORY);
 								refused.incrementAndGet();
 							}

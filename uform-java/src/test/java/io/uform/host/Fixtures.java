@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import io.uform.ProngTask;
 import io.uform.SliceTask;
 import io.uform.ThreadTask;
-import io.uform.UformException;
-import io.uform.failure.RuntimeFailure;
+import io.uform.failure.FailureFactory;
+import io.uform.failure.Failures;
 
 /**
  * Fixture machines under {@code src/test/resources/hardware/<name>/}, each laid out as a root
@@ -19,27 +19,10 @@ import io.uform.failure.RuntimeFailure;
 final class Fixtures {
 
 	/**
-	 * The runtime's refusals as the API makes them ({@link UformException}, with the status named
-	 * alike), so that these tests check what a user of the API gets.
+	 * The API's own failure factory, as every executor hands it to the host runtime, so that these
+	 * tests check what a user of the API gets.
 	 */
-	static final HostErrors ERRORS = new HostErrors() {
-
-		@Override
-		public RuntimeException error(RuntimeFailure.Status status, String message, Throwable cause) {
-			return new UformException(UformException.Status.valueOf(status.name()), message, cause);
-		}
-
-		@Override
-		public RuntimeException invalid(String field, Object value, String fix) {
-			return UformException.invalid(field, value, fix);
-		}
-
-		@Override
-		public Throwable copyForCaller(Throwable failure) {
-			return (failure.getClass() == UformException.class)
-					? new UformException(((UformException) failure).status(), failure.getMessage(), failure) : null;
-		}
-	};
+	static final FailureFactory ERRORS = Failures.factory();
 
 	/** Runs the API's task types, as the API's own bodies do. */
 	static final ForkBodies<ThreadTask, ProngTask, SliceTask> BODIES = new ForkBodies<>() {

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.UformException;
+import io.uform.UformException.Status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,10 +58,10 @@ class FileRendezvousInterruptTest {
 		assertThat(record).exists();
 		waiting.interrupt();
 
-		assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(RuntimeFailure.class)
+		assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(UformException.class)
 			.hasMessageContaining("was interrupted while index 0")
 			.hasMessageContaining("the interrupt flag is still set")
-			.satisfies((ex) -> assertThat(((RuntimeFailure) ex).status()).isEqualTo(Status.INTERRUPTED));
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INTERRUPTED));
 		assertThat(flagAfter.get(10, TimeUnit.SECONDS)).as("the interrupt flag after the failure").isTrue();
 		// The peers hear of it, and no record of this attempt is left for them or for the next run.
 		assertThat(names(job)).containsExactly("abort-" + self.incarnation() + ".properties", "member-1.properties");

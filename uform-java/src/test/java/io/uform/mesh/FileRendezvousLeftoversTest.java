@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.UformException;
+import io.uform.UformException.Status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,8 +33,8 @@ class FileRendezvousLeftoversTest {
 	@Test
 	void aRunThatTimedOutLeavesNothingForTheNextRunOfTheJob() throws Exception {
 		MemberRecord self = FileRendezvous.announce("timed-out", 0, 2, 1, false, Duration.ofMillis(200), List.of());
-		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(RuntimeFailure.class)
-			.satisfies((ex) -> assertThat(((RuntimeFailure) ex).status()).isEqualTo(Status.TIMEOUT))
+		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT))
 			.hasMessageContaining("index 1 never joined")
 			.hasMessageContaining("index 0 (host " + FileRendezvous.hostName() + ", pid " + ProcessHandle.current().pid()
 					+ ") removed its record, and the job directory " + this.directory.resolve("timed-out"));
@@ -55,7 +55,7 @@ class FileRendezvousLeftoversTest {
 		MemberRecord peer = FileRendezvous.announce("waiting", 1, 3, 1, false, Duration.ofSeconds(20), List.of());
 		PeerFiles.writeAsAPeerDoes(job, "member-1.properties", peer.toBytes());
 		MemberRecord self = FileRendezvous.announce("waiting", 0, 3, 1, false, Duration.ofMillis(200), List.of());
-		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(RuntimeFailure.class)
+		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
 			.hasMessageContaining("index 2 never joined")
 			.hasMessageContaining("abort-" + self.incarnation() + ".properties stays to tell any that still wait why");
 		assertThat(names(job)).containsExactly("abort-" + self.incarnation() + ".properties", "member-1.properties");
@@ -70,8 +70,8 @@ class FileRendezvousLeftoversTest {
 		awaitFile(this.directory.resolve("both-fail").resolve("member-1.properties"));
 		MemberRecord hasty = FileRendezvous.announce("both-fail", 0, 3, 1, false, Duration.ofMillis(200), List.of());
 		assertThatThrownBy(() -> FileRendezvous.join(this.directory, hasty))
-			.satisfies((ex) -> assertThat(((RuntimeFailure) ex).status()).isEqualTo(Status.TIMEOUT));
-		assertThat(second.get(10, TimeUnit.SECONDS)).isInstanceOf(RuntimeFailure.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT));
+		assertThat(second.get(10, TimeUnit.SECONDS)).isInstanceOf(UformException.class)
 			.hasMessageContaining("index 0 (host")
 			.hasMessageContaining("gave up for every process");
 		assertThat(names(this.directory)).isEmpty();
@@ -81,11 +81,11 @@ class FileRendezvousLeftoversTest {
 	void aJobPathThatIsAFileIsReportedAsAFileNotAsPermissions() throws Exception {
 		Path file = Files.writeString(this.directory.resolve("run-1"), "someone's notes");
 		MemberRecord self = FileRendezvous.announce("run-1", 0, 2, 1, false, Duration.ofSeconds(5), List.of());
-		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(RuntimeFailure.class)
+		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
 			.hasMessage("Invalid job = run-1: " + file + " is a file, not a directory, and the mesh keeps the job's files "
 					+ "in a directory of that name. Move or remove that file (it is not the mesh's), or use another job name")
 			.satisfies((ex) -> {
-				RuntimeFailure failure = (RuntimeFailure) ex;
+				UformException failure = (UformException) ex;
 				assertThat(failure.status()).isEqualTo(Status.INVALID_ARGUMENT);
 				assertThat(failure.field()).isEqualTo("job");
 				assertThat(failure.getCause()).isInstanceOf(IOException.class);
@@ -102,11 +102,11 @@ class FileRendezvousLeftoversTest {
 		Files.writeString(elsewhere.resolve("checkpoint.bin"), "weights");
 		Path link = Files.createSymbolicLink(this.directory.resolve("linked"), elsewhere);
 		MemberRecord self = FileRendezvous.announce("linked", 0, 2, 1, false, Duration.ofSeconds(5), List.of());
-		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(RuntimeFailure.class)
+		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
 			.hasMessageStartingWith("Invalid job = linked: " + link + " is a symbolic link (to " + elsewhere + "), and the "
 					+ "mesh makes, renames and removes the job directory as its own")
 			.hasMessageContaining("Remove the link")
-			.satisfies((ex) -> assertThat(((RuntimeFailure) ex).field()).isEqualTo("job"));
+			.satisfies((ex) -> assertThat(((UformException) ex).field()).isEqualTo("job"));
 		// Followed, the link was renamed aside by the last one out and the directory it named emptied.
 		assertThat(Files.isSymbolicLink(link)).isTrue();
 		assertThat(names(elsewhere)).containsExactly("checkpoint.bin");

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.UformException;
+import io.uform.UformException.Status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -83,7 +83,7 @@ class FileRendezvousLookupTest {
 		Path observed = ObservedFileSystem.observe(this.directory);
 		ObservedFileSystem files = ObservedFileSystem.of(observed);
 		MemberRecord self = FileRendezvous.announce("large", 0, 60, 1, false, Duration.ofMillis(300), List.of());
-		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(RuntimeFailure.class)
+		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
 			.hasMessageContaining("timed out");
 		assertThat(files.lookups("member-")).isZero();
 	}
@@ -99,7 +99,7 @@ class FileRendezvousLookupTest {
 		ObservedFileSystem files = ObservedFileSystem.of(observed);
 		MemberRecord self = FileRendezvous.announce("forty", 0, 40, 1, false, Duration.ofMillis(500), List.of());
 		assertThat(FileRendezvous.probeInterval(40)).isEqualTo(Duration.ofMillis(20));
-		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(RuntimeFailure.class)
+		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
 			.hasMessageContaining("timed out");
 		// At most one lookup between two listings: 20 ms into the 25 ms wait.
 		assertThat(files.lookups("member-")).isLessThanOrEqualTo(files.listings());
@@ -173,8 +173,8 @@ class FileRendezvousLookupTest {
 		// The first look lists once; every poll's listing fails.
 		files.failListingsFrom(2);
 		MemberRecord self = FileRendezvous.announce("failing", 0, 2, 1, false, Duration.ofMillis(500), List.of());
-		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(RuntimeFailure.class)
-			.satisfies((ex) -> assertThat(((RuntimeFailure) ex).status()).isEqualTo(Status.TIMEOUT))
+		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT))
 			.hasMessageContaining("Listing " + this.directory.resolve("failing") + " failed")
 			.hasMessageContaining("Stale file handle");
 		Path job = this.directory.resolve("failing");
@@ -194,8 +194,8 @@ class FileRendezvousLookupTest {
 				FileRendezvous.announce(job, 1, 2, 1, false, Duration.ofSeconds(20), List.of()).toBytes());
 		MemberRecord self = FileRendezvous.announce(job, 0, 2, 1, false, timeout, List.of());
 		long started = System.nanoTime();
-		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(RuntimeFailure.class)
-			.satisfies((ex) -> assertThat(((RuntimeFailure) ex).status()).isEqualTo(Status.TIMEOUT))
+		assertThatThrownBy(() -> FileRendezvous.join(observed, self)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.TIMEOUT))
 			.hasMessageContaining("every index joined, but index 1");
 		return System.nanoTime() - started;
 	}

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.uform.failure.RuntimeFailure;
-import io.uform.failure.RuntimeFailure.Status;
+import io.uform.UformException;
+import io.uform.UformException.Status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -42,8 +42,8 @@ class FileRendezvousProtocolTest {
 				"uform.mesh.protocol=0" + FileRendezvous.PROTOCOL + "\n").getBytes(StandardCharsets.ISO_8859_1));
 		MemberRecord self = FileRendezvous.announce("zero", 0, 2, 1, false, Duration.ofSeconds(3), List.of());
 
-		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(RuntimeFailure.class)
-			.satisfies((ex) -> assertThat(((RuntimeFailure) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
 			.hasMessageContaining("disagree on the mesh protocol")
 			.hasMessageContaining("member-1.properties speaks protocol 0" + FileRendezvous.PROTOCOL);
 	}
@@ -61,8 +61,8 @@ class FileRendezvousProtocolTest {
 				+ "\nmember.slot=1\nmember.of=2\n", StandardCharsets.ISO_8859_1);
 		MemberRecord self = FileRendezvous.announce("other", 0, 2, 1, false, Duration.ofSeconds(3), List.of());
 
-		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(RuntimeFailure.class)
-			.satisfies((ex) -> assertThat(((RuntimeFailure) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
 			.hasMessageContaining("disagree on the mesh protocol")
 			.hasMessageContaining("member-1.properties speaks protocol " + other)
 			.hasMessageContaining("run one uform version on every host")
@@ -93,8 +93,8 @@ class FileRendezvousProtocolTest {
 		assertThat(FileRendezvous.PROTOCOL).isEqualTo(2);
 		MemberRecord self = FileRendezvous.announce("one", 0, 2, 1, false, Duration.ofSeconds(3), List.of());
 
-		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(RuntimeFailure.class)
-			.satisfies((ex) -> assertThat(((RuntimeFailure) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
+		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
+			.satisfies((ex) -> assertThat(((UformException) ex).status()).isEqualTo(Status.INVALID_ARGUMENT))
 			.hasMessageContaining("disagree on the mesh protocol")
 			.hasMessageContaining("member-1.properties speaks protocol 1, index 0 (host " + self.host() + ", pid "
 					+ self.pid() + ") speaks 2")

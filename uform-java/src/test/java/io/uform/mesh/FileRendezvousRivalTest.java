@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import io.uform.failure.RuntimeFailure;
+import io.uform.UformException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,10 +49,10 @@ class FileRendezvousRivalTest {
 		Files.move(temp, record, StandardCopyOption.ATOMIC_MOVE);
 
 		Throwable failure = failureOf(joining);
-		assertThat(failure).isInstanceOf(RuntimeFailure.class)
+		assertThat(failure).isInstanceOf(UformException.class)
 			.hasMessageContaining("index 0 is claimed by two processes")
 			.hasMessageContaining("Both give up");
-		assertThat(((RuntimeFailure) failure).status()).isEqualTo(RuntimeFailure.Status.INVALID_ARGUMENT);
+		assertThat(((UformException) failure).status()).isEqualTo(UformException.Status.INVALID_ARGUMENT);
 		// It gave up without removing the rival's record, which is not its own.
 		assertThat(Files.readAllBytes(record)).isEqualTo(rivalBytes);
 	}

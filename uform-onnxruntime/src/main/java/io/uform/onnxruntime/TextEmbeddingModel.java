@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 import ai.onnxruntime.OrtException;
 import io.uform.DeviceLane;
@@ -19,10 +20,11 @@ import io.uform.UformException;
  * <h2>A request</h2>
  * {@link #embed(List)} checks the texts on the caller's thread (none, too many, an empty one, one too
  * long under {@link Truncation#REFUSE}: refused with {@link EmbeddingRefusedException} before it
- * takes a deferred slot), then submits one deferred call. That call takes every request waiting at
- * that moment up to {@code maxBatchTokens} and embeds their texts across the executor's threads
- * ({@code forSlices} on a RAM executor, one slice per device on a VRAM executor), each text its own
- * session call, so a text's vector is the same bit for bit whatever it was batched with.
+ * takes a deferred slot), then submits one deferred call. That call takes the requests waiting, and
+ * those that arrive while it runs, up to {@code maxBatchTokens}; every thread of a RAM executor (every
+ * device of a VRAM executor) takes their texts one at a time, each text its own session call, so a
+ * text's vector is the same bit for bit whatever it was batched with, and a caller has its vectors as
+ * soon as its last text is embedded.
  *
  * <h2>Lifecycle</h2>
  * {@link #close()} refuses new requests, waits for those in flight, then releases the natives. Close
@@ -55,7 +57,7 @@ public final class TextEmbeddingModel implements AutoCloseable {
 		this.sessions = sessions;
 		this.gate = gate;
 		this.dimensions = dimensions;
-		this.batches = new DeferredBatches(executor, this::embedOnExecutor, options);
+		this.batches = new DeferredBatches(executor, this::onEveryLane, options);
 	}
 
 	/**
@@ -251,28 +253,18 @@ public final class TextEmbeddingModel implements AutoCloseable {
 		return ids;
 	}
 
-	/** Runs in a deferred call: every text its own session call, across the executor's threads. */
-	private float[][] embedOnExecutor(List<long[]> ids) {
-		float[][] vectors = new float[ids.size()][];
+	/**
+	 * Runs in a deferred call: {@code work} once on every thread of a RAM executor, all calling the one
+	 * session, or once per device of a VRAM executor, each with its device's session. The work takes
+	 * texts one at a time (each its own session call), so a thread that drew short texts takes more.
+	 */
+	private void onEveryLane(Consumer<ModelSession> work) {
 		if (this.executor.kind() == Executor.Kind.VRAM) {
-			int devices = this.sessions.size();
-			this.executor.forDevices(lane -> {
-				ModelSession session = this.sessions.get(lane.index());
-				int first = (int) ((long) ids.size() * lane.index() / devices);
-				int end = (int) ((long) ids.size() * (lane.index() + 1) / devices);
-				for (int i = first; i < end; i++) {
-					vectors[i] = session.embed(ids.get(i));
-				}
-			});
-			return vectors;
+			this.executor.forDevices((lane) -> work.accept(this.sessions.get(lane.index())));
+			return;
 		}
 		ModelSession session = this.sessions.get(0);
-		this.executor.forSlices(ids.size(), (first, count, thread, colocation) -> {
-			for (int i = first; i < first + count; i++) {
-				vectors[i] = session.embed(ids.get(i));
-			}
-		});
-		return vectors;
+		this.executor.forThreads((thread, colocation) -> work.accept(session));
 	}
 
 	private static String name(List<String> texts, int i) {

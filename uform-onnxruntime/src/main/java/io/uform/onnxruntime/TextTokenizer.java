@@ -16,6 +16,9 @@ import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
  */
 final class TextTokenizer implements AutoCloseable {
 
+	/** DJL's switch for its usage tracking, read from the environment, then the system properties. */
+	static final String USAGE_TRACKING = "OPT_OUT_TRACKING";
+
 	private final HuggingFaceTokenizer tokenizer;
 
 	private final int maxTokens;
@@ -42,6 +45,7 @@ final class TextTokenizer implements AutoCloseable {
 	static TextTokenizer load(ModelSource source, TextEmbeddingOptions options) {
 		// Truncation and padding off in the tokenizer: this class cuts, knowingly, and nothing pads.
 		Map<String, String> settings = Map.of("truncation", "false", "padding", "false");
+		optOutOfUsageTracking(System.getenv(USAGE_TRACKING), System.getProperties());
 		try {
 			HuggingFaceTokenizer tokenizer;
 			if (source.path() != null) {
@@ -60,6 +64,20 @@ final class TextTokenizer implements AutoCloseable {
 		catch (RuntimeException ex) {
 			throw new IllegalArgumentException("the tokenizer " + source + " is not a HuggingFace tokenizer.json that "
 					+ "DJL can load: " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Turns DJL's usage tracking off unless the application chose: without {@code OPT_OUT_TRACKING} in
+	 * the environment or the system properties, DJL probes the cloud metadata address over HTTP when its
+	 * native library loads, and a server loading a model should make no network call it was not asked to.
+	 * DJL reads the environment first, so an application that sets either (to {@code false} too) decides.
+	 * @param environment the environment's {@code OPT_OUT_TRACKING}, or {@code null}
+	 * @param properties the system properties, where the opt-out is written
+	 */
+	static void optOutOfUsageTracking(String environment, java.util.Properties properties) {
+		if (environment == null) {
+			properties.putIfAbsent(USAGE_TRACKING, "true");
 		}
 	}
 

@@ -39,6 +39,7 @@ class ConcurrentCallersTest {
 				texts.add(MiniLm.TEXTS.get(i % MiniLm.TEXTS.size()) + " (caller " + i + ")");
 				alone.add(model.embed(texts.get(i)));
 			}
+			settle(executor);
 			batches.clear();
 			// Hold the deferred thread so that every caller queues behind it.
 			CountDownLatch release = new CountDownLatch(1);
@@ -108,6 +109,46 @@ class ConcurrentCallersTest {
 			settle(executor);
 			assertThat(batches).extracting(EmbeddingBatch::requests).containsExactly(4, 4);
 			assertThat(batches).extracting(EmbeddingBatch::tokens).containsExactly(40L, 40L);
+			callers.shutdown();
+		}
+	}
+
+	@Test
+	void aRequestThatArrivesWhileABatchRunsJoinsItInsteadOfWaitingForItsEnd() throws Exception {
+		List<EmbeddingBatch> batches = new CopyOnWriteArrayList<>();
+		try (Executor executor = Executor.forRam(new ExecutorForRamConfig(null, null, 2, null));
+				TextEmbeddingModel model = TextEmbeddingModel.load(executor, MiniLm.MODEL, MiniLm.TOKENIZER,
+						MiniLm.OPTIONS.withListener(batches::add))) {
+			float[] alone = model.embed(MiniLm.TEXTS.get(1));
+			settle(executor);
+			batches.clear();
+			// The first request's only text holds its session call until the second request is queued.
+			CountDownLatch started = new CountDownLatch(1);
+			CountDownLatch queued = new CountDownLatch(1);
+			model.sessions().get(0).probe = (thread) -> {
+				if (started.getCount() > 0) {
+					started.countDown();
+					try {
+						queued.await();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				}
+			};
+			ExecutorService callers = Executors.newFixedThreadPool(2);
+			Future<float[]> first = callers.submit(() -> model.embed(MiniLm.TEXTS.get(0)));
+			started.await();
+			Future<float[]> second = callers.submit(() -> model.embed(MiniLm.TEXTS.get(1)));
+			while (executor.statistics().deferredInFlight() < 2) {
+				Thread.sleep(1);
+			}
+			queued.countDown();
+			assertThat(first.get()).hasSize(MiniLm.DIMENSIONS);
+			assertThat(second.get()).containsExactly(alone);
+			settle(executor);
+			assertThat(batches).as("the running call took the second request; its own call found it served")
+				.extracting(EmbeddingBatch::requests).containsExactly(2);
 			callers.shutdown();
 		}
 	}

@@ -87,8 +87,8 @@ class VramModelTest {
 			for (int i = 0; i < expected.length; i++) {
 				assertThat(actual[i]).as(MiniLm.TEXTS.get(i)).containsExactly(expected[i]);
 			}
-			assertThat(sessionsCalled).containsOnly("device 0", "device 1")
-				.filteredOn("device 0"::equals).hasSize(MiniLm.TEXTS.size() / 2);
+			// Texts are handed out one at a time, so how many each device takes depends on their timing.
+			assertThat(sessionsCalled).containsOnly("device 0", "device 1").hasSize(MiniLm.TEXTS.size());
 			assertThat(threads).allSatisfy(name -> assertThat(name).startsWith("uform-" + vram.name() + "-"));
 		}
 	}

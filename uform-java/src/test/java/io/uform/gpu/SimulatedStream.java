@@ -3,9 +3,9 @@ package io.uform.gpu;
 import java.util.TreeSet;
 
 /**
- * When the work on one simulated stream completes, as a GPU stream orders it: in queue order, so a
- * piece of work counts as done only once everything queued before it is done too. Copies move their
- * bytes when they are queued and so take no part; what stays running is work queued with
+ * When the work on one stream of {@link BusyStreams} completes, as a GPU stream orders it: in queue
+ * order, so a piece of work counts as done only once everything queued before it is done too. Copies
+ * move their bytes when they are queued and so take no part; what stays running is work queued with
  * {@link #start()}, which stands for a kernel another library queued on the stream and runs until
  * {@link Work#finish()}. That is enough to tell apart the three questions a driver answers:
  * {@link #idle()} ({@code cuStreamQuery}: is anything at all still running, including work queued a
@@ -13,31 +13,15 @@ import java.util.TreeSet;
  * of an event recorded then: is the work queued before that moment done) and
  * {@link #awaitQueuedSoFar()} ({@code cuStreamSynchronize}).
  *
- * <p>Thread-safe; every method holds this object's monitor, which is the innermost lock of the
- * simulated runtime (an event's monitor may be held around it, never the other way round).
+ * <p>Thread-safe; every method holds this object's monitor, and calls nothing else while it does.
  */
 final class SimulatedStream {
-
-	/** The context that created the stream, or {@code null} for the legacy default stream. */
-	private final DeviceContext owner;
 
 	/** Positions handed out so far: each {@link #start()} takes the next. */
 	private long queued;
 
 	/** Positions of the work started and not yet finished. */
 	private final TreeSet<Long> running = new TreeSet<>();
-
-	SimulatedStream(DeviceContext owner) {
-		this.owner = owner;
-	}
-
-	/**
-	 * The context that created the stream.
-	 * @return the owner, {@code null} for the legacy default stream
-	 */
-	DeviceContext owner() {
-		return this.owner;
-	}
 
 	/**
 	 * Queues a piece of work that runs until it is finished.
