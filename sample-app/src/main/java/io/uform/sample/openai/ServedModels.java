@@ -5,9 +5,9 @@ import java.util.Optional;
 
 /**
  * The embedding models this application serves on {@code /v1}, by the id a client names in
- * {@code model}. The one seam between the OpenAI-compatible route and whatever runs the models: today
- * the sample's own model ({@link SampleServedModels}); the starter's model beans can stand behind it
- * instead without the route changing.
+ * {@code model}. The one seam between the OpenAI-compatible route and whatever runs the models: every
+ * {@code TextEmbeddingModel} bean ({@link ModelBeansServedModels}), the starter's {@code uform.models}
+ * entries among them.
  */
 public interface ServedModels {
 
