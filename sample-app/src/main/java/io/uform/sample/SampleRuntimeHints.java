@@ -24,6 +24,7 @@ class SampleRuntimeHints implements RuntimeHintsRegistrar {
 		hints.resources()
 			.registerPattern(MiniLm.MODEL.substring(1))
 			.registerPattern(MiniLm.TOKENIZER.substring(1))
-			.registerPattern(DocumentSource.BUNDLED + "/**");
+			.registerPattern(DocumentSource.BUNDLED + "/**")
+			.registerPattern(SampleModels.RESOURCE);
 	}
 }

@@ -18,4 +18,13 @@ public interface EmbeddingListener {
 	 * @param batch what it held and took
 	 */
 	void embedded(EmbeddingBatch batch);
+
+	/**
+	 * A request was refused on its caller's thread, before it cost the executor anything (no texts, too
+	 * many, an empty one, one too long): the caller's mistake, for a counter rather than a log line.
+	 * @param model the model's name
+	 * @param refusal what the caller gets
+	 */
+	default void refused(String model, EmbeddingRefusedException refusal) {
+	}
 }

@@ -181,6 +181,26 @@ public final class TextEmbeddingModel implements AutoCloseable {
 	 */
 	public Embeddings embedDetailed(List<String> texts, Truncation truncation) {
 		Objects.requireNonNull(truncation, "truncation");
+		try {
+			return embedChecked(texts, truncation);
+		}
+		catch (EmbeddingRefusedException ex) {
+			throw heard(ex);
+		}
+	}
+
+	/** Tells the listener of a refusal; a listener that throws does not change what the caller gets. */
+	private EmbeddingRefusedException heard(EmbeddingRefusedException refusal) {
+		try {
+			this.options.listener().refused(this.options.name(), refusal);
+		}
+		catch (RuntimeException ex) {
+			refusal.addSuppressed(ex);
+		}
+		return refusal;
+	}
+
+	private Embeddings embedChecked(List<String> texts, Truncation truncation) {
 		if (texts == null || texts.isEmpty()) {
 			throw new EmbeddingRefusedException("no texts to embed: give 1 to " + this.options.maxTexts() + " texts", -1,
 					-1);

@@ -34,17 +34,17 @@ public final class DocumentSource {
 	 * Reads and splits every document.
 	 * @param directory where the documents are; {@code null} for the bundled docs
 	 * @return the passages, file by file in path order
-	 * @throws IllegalArgumentException when the directory is missing, or holds no document or no passage
+	 * @throws UnusableCorpusException when the directory is missing, or holds no document or no passage
 	 */
 	public static List<Passage> passages(@Nullable Path directory) {
 		List<Passage> passages = new ArrayList<>();
 		int files = (directory != null) ? readDirectory(directory, passages) : readBundled(passages);
 		String where = "sample.corpus.path " + ((directory != null) ? "'" + directory + "'" : "(unset: the bundled docs)");
 		if (files == 0) {
-			throw new IllegalArgumentException(where + " holds no .md or .txt file; point it at a directory of documents");
+			throw new UnusableCorpusException(where + " holds no .md or .txt file; point it at a directory of documents");
 		}
 		if (passages.isEmpty()) {
-			throw new IllegalArgumentException(where + " holds " + files + " documents but no passage of prose (fenced "
+			throw new UnusableCorpusException(where + " holds " + files + " documents but no passage of prose (fenced "
 					+ "code is left out); point it at documents with sentences to search");
 		}
 		return passages;
@@ -52,7 +52,7 @@ public final class DocumentSource {
 
 	private static int readDirectory(Path directory, List<Passage> into) {
 		if (!Files.isDirectory(directory)) {
-			throw new IllegalArgumentException("sample.corpus.path '" + directory + "' is not a directory"
+			throw new UnusableCorpusException("sample.corpus.path '" + directory + "' is not a directory"
 					+ (Files.exists(directory) ? "" : " (it does not exist)") + "; give a directory of .md or .txt files");
 		}
 		List<Path> documents;

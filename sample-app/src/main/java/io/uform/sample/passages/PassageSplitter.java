@@ -5,18 +5,22 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * Cuts a Markdown or plain-text document into passages of a few sentences, each kept with its file
- * and the heading above it. Paragraphs are split at sentence ends and their sentences grouped up to
- * {@link #MAX_SENTENCES} or {@link #MAX_CHARS}; each table row is a passage of its own (a row of a
- * properties table answers one question); fenced code is left out, being no prose for the model.
+ * Cuts a Markdown or plain-text document into passages the way a retrieval pipeline does: section by
+ * section (a passage never spans a heading, and is searched under it), paragraphs packed together up to
+ * a token budget, a paragraph over the budget cut at sentence ends, a table kept whole with its heading
+ * (or cut between rows, never inside one); fenced code and tables of measured results are left out,
+ * being no prose for the model (a row of numbers matched every question about speed and answered none).
  */
 public final class PassageSplitter {
 
-	/** Sentences grouped into one passage at most. */
-	static final int MAX_SENTENCES = 3;
+	/**
+	 * Tokens of one passage at most, estimated ({@link #tokens}): big enough to hold a paragraph or a
+	 * property table's rows, well below the model's 256 once the heading is put in front.
+	 */
+	static final int TOKEN_BUDGET = 160;
 
-	/** Characters of one passage at most, unless a single sentence is longer: well within 256 tokens. */
-	static final int MAX_CHARS = 600;
+	/** Characters of one passage at most, unless a single sentence is longer. */
+	static final int MAX_CHARS = 1200;
 
 	private static final Pattern SENTENCE_END = Pattern.compile("(?<=[.!?:])\\s+(?=[A-Z`(\\[\"])");
 
@@ -27,6 +31,10 @@ public final class PassageSplitter {
 	private static final Pattern TABLE_RULE = Pattern.compile("^\\|?\\s*:?-{2,}.*");
 
 	private static final Pattern LIST_ITEM = Pattern.compile("^\\s*([-*+]|\\d+[.)])\\s+.*");
+
+	/** A cell that is a measurement: a number with a unit, a ratio, a percentage, a range. */
+	private static final Pattern MEASURED = Pattern.compile("^[~≈<>±+\\-−]?\\s*[\\d.,]+\\s*(x|×|%|[µμnm]?s|ms|ns|us|[KMG]i?B|MB/s|GB/s|/s|ops/s)?"
+			+ "(\\s*(±|\\+/-|–|-|to)\\s*[\\d.,]+\\s*\\S*)?$");
 
 	private PassageSplitter() {
 	}
@@ -40,13 +48,17 @@ public final class PassageSplitter {
 	public static List<Passage> split(String file, String text) {
 		List<Passage> passages = new ArrayList<>();
 		String fallback = file.substring(file.lastIndexOf('/') + 1);
-		String heading = fallback;
+		Section section = new Section(file, fallback, passages);
 		StringBuilder paragraph = new StringBuilder();
+		List<String> table = new ArrayList<>();
 		boolean inCode = false;
 		for (String line : text.split("\\R")) {
 			String stripped = line.strip();
+			if (!stripped.startsWith("|") && !table.isEmpty()) {
+				section.table(table);
+			}
 			if (stripped.startsWith("```") || stripped.startsWith("~~~")) {
-				flush(file, heading, paragraph, passages);
+				section.paragraph(paragraph);
 				inCode = !inCode;
 				continue;
 			}
@@ -54,24 +66,24 @@ public final class PassageSplitter {
 				continue;
 			}
 			if (stripped.startsWith("#")) {
-				flush(file, heading, paragraph, passages);
+				section.paragraph(paragraph);
+				section.end();
 				String title = clean(stripped.replaceFirst("^#+\\s*", ""));
-				heading = title.isEmpty() ? fallback : title;
+				section = new Section(file, title.isEmpty() ? fallback : title, passages);
 			}
 			else if (stripped.startsWith("|")) {
-				flush(file, heading, paragraph, passages);
+				section.paragraph(paragraph);
 				if (!TABLE_RULE.matcher(stripped).matches()) {
-					String row = clean(String.join(" ", stripped.replaceAll("^\\||\\|$", "").split("\\s*\\|\\s*"))).strip();
-					add(file, heading, row, passages);
+					table.add(stripped);
 				}
 			}
 			else if (stripped.isEmpty()) {
-				flush(file, heading, paragraph, passages);
+				section.paragraph(paragraph);
 			}
 			else {
 				if (LIST_ITEM.matcher(line).matches() && line.indexOf(stripped.charAt(0)) == 0) {
 					// A top-level list item starts its own paragraph: items rarely continue each other's sentences.
-					flush(file, heading, paragraph, passages);
+					section.paragraph(paragraph);
 				}
 				if (!paragraph.isEmpty()) {
 					paragraph.append(' ');
@@ -79,38 +91,138 @@ public final class PassageSplitter {
 				paragraph.append(stripped.replaceFirst("^([-*+]|\\d+[.)])\\s+", ""));
 			}
 		}
-		flush(file, heading, paragraph, passages);
+		if (!table.isEmpty()) {
+			section.table(table);
+		}
+		section.paragraph(paragraph);
+		section.end();
 		return passages;
 	}
 
-	private static void flush(String file, String heading, StringBuilder paragraph, List<Passage> into) {
-		if (paragraph.isEmpty()) {
-			return;
-		}
-		String text = clean(paragraph.toString());
-		paragraph.setLength(0);
-		StringBuilder passage = new StringBuilder();
-		int sentences = 0;
-		for (String sentence : SENTENCE_END.split(text)) {
-			if (sentences > 0 && (sentences == MAX_SENTENCES || passage.length() + 1 + sentence.length() > MAX_CHARS)) {
-				add(file, heading, passage.toString(), into);
-				passage.setLength(0);
-				sentences = 0;
+	/**
+	 * Tokens a text comes to, roughly: its words and punctuation marks, and a third more for the words
+	 * the tokenizer cuts into pieces (identifiers, property names).
+	 * @param text the text
+	 * @return the estimate
+	 */
+	static int tokens(String text) {
+		int pieces = 0;
+		boolean inWord = false;
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (Character.isWhitespace(c)) {
+				inWord = false;
 			}
-			if (!passage.isEmpty()) {
-				passage.append(' ');
+			else if (!Character.isLetterOrDigit(c)) {
+				pieces++;
+				inWord = false;
 			}
-			passage.append(sentence);
-			sentences++;
+			else if (!inWord) {
+				pieces++;
+				inWord = true;
+			}
 		}
-		add(file, heading, passage.toString(), into);
+		return pieces + pieces / 3;
 	}
 
-	private static void add(String file, String heading, String text, List<Passage> into) {
-		// A passage needs a word or two: a lone "---" or a table cell with a dash tells the reader nothing.
-		if (text.codePoints().filter(Character::isLetter).count() >= 3) {
-			into.add(new Passage(file, heading, text));
+	/** One heading's content, packed into passages as it comes. */
+	private static final class Section {
+
+		private final String file;
+
+		private final String heading;
+
+		private final List<Passage> into;
+
+		private final StringBuilder passage = new StringBuilder();
+
+		Section(String file, String heading, List<Passage> into) {
+			this.file = file;
+			this.heading = heading;
+			this.into = into;
 		}
+
+		/** A paragraph ends: its sentences join the passage, or start the next one where it is full. */
+		void paragraph(StringBuilder paragraph) {
+			if (paragraph.isEmpty()) {
+				return;
+			}
+			String text = clean(paragraph.toString());
+			paragraph.setLength(0);
+			if (fits(text)) {
+				append(text);
+				return;
+			}
+			for (String sentence : SENTENCE_END.split(text)) {
+				append(sentence);
+			}
+		}
+
+		/** A table ends: kept whole where it fits, else cut between rows; results tables are left out. */
+		void table(List<String> rows) {
+			List<List<String>> cells = new ArrayList<>();
+			for (String row : rows) {
+				List<String> cellsOfRow = new ArrayList<>();
+				for (String cell : row.replaceAll("^\\||\\|$", "").split("\\s*\\|\\s*")) {
+					cellsOfRow.add(clean(cell));
+				}
+				cells.add(cellsOfRow);
+			}
+			rows.clear();
+			if (isResults(cells)) {
+				return;
+			}
+			// A table is its own passage (or passages): its rows read badly glued to a paragraph's end.
+			flush();
+			for (List<String> row : cells) {
+				String text = String.join(" — ", row.stream().filter((cell) -> !cell.isBlank()).toList());
+				append(text.matches(".*[.!?:]$") ? text : text + ".");
+			}
+			flush();
+		}
+
+		void end() {
+			flush();
+		}
+
+		private boolean fits(String text) {
+			String joined = this.passage.isEmpty() ? text : this.passage + " " + text;
+			return tokens(joined) <= TOKEN_BUDGET && joined.length() <= MAX_CHARS;
+		}
+
+		private void append(String text) {
+			if (!this.passage.isEmpty() && !fits(text)) {
+				flush();
+			}
+			if (!this.passage.isEmpty()) {
+				this.passage.append(' ');
+			}
+			this.passage.append(text);
+		}
+
+		private void flush() {
+			String text = this.passage.toString().strip();
+			this.passage.setLength(0);
+			// A passage needs a word or two: a lone "---" or a table cell with a dash tells the reader nothing.
+			if (text.codePoints().filter(Character::isLetter).count() >= 3) {
+				this.into.add(new Passage(this.file, this.heading, text));
+			}
+		}
+	}
+
+	/** A table of measurements: most of the cells below its header row are numbers. */
+	private static boolean isResults(List<List<String>> cells) {
+		int body = 0;
+		int measured = 0;
+		for (List<String> row : cells.subList(Math.min(1, cells.size()), cells.size())) {
+			for (String cell : row) {
+				if (!cell.isBlank()) {
+					body++;
+					measured += MEASURED.matcher(cell.strip()).matches() ? 1 : 0;
+				}
+			}
+		}
+		return body > 0 && measured * 2 >= body;
 	}
 
 	/** Links to their words, bold and backticks dropped, whitespace collapsed. */

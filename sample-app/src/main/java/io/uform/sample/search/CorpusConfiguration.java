@@ -43,7 +43,7 @@ class CorpusConfiguration {
 	FilterRegistrationBean<SearchBodyLimit> embedBodyLimit(EmbeddingProperties embedding) {
 		FilterRegistrationBean<SearchBodyLimit> registration = new FilterRegistrationBean<>(
 				SearchBodyLimit.forEmbed(embedding.maxTexts()));
-		registration.addUrlPatterns("/embed");
+		registration.addUrlPatterns("/embed", "/v1/embeddings");
 		return registration;
 	}
 }

@@ -10,6 +10,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 
 import io.uform.Executor;
 import io.uform.onnxruntime.TextEmbeddingModel;
@@ -29,8 +30,12 @@ class EmbeddingConfiguration {
 
 	private static final Log logger = LogFactory.getLog(EmbeddingConfiguration.class);
 
-	/** Closed before the executor is freed: the executor's bean is destroyed after the beans that need it. */
+	/**
+	 * Closed before the executor is freed: the executor's bean is destroyed after the beans that need it.
+	 * Primary: the search's model, beside the {@code uform.models.*} entries the starter loads.
+	 */
 	@Bean(destroyMethod = "close")
+	@Primary
 	TextEmbeddingModel embeddingModel(Executor executor, EmbeddingProperties properties) {
 		long start = System.nanoTime();
 		TextEmbeddingModel model = MiniLm.load(executor, properties.maxTexts(), SearchService.SLOT_WAIT);

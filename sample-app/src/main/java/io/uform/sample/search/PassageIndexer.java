@@ -12,6 +12,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.EventListener;
 
+import io.uform.UformException;
 import io.uform.onnxruntime.Embeddings;
 import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.onnxruntime.Truncation;
@@ -154,16 +155,28 @@ final class PassageIndexer implements SmartLifecycle {
 			AvailabilityChangeEvent.publish(this.events, this, ReadinessState.ACCEPTING_TRAFFIC);
 		}
 		catch (RuntimeException ex) {
-			if (this.stopping) {
-				// Interrupted while waiting for the model, or the model closed or the executor freed: the
+			if (this.stopping || closing(ex)) {
+				// Interrupted while waiting for the model, the executor refusing calls (the context's close
+				// does that before this indexer is stopped), the model closed or the executor freed: the
 				// application stops.
 				this.index.failed("stopped before it was complete");
-				logger.info("Indexing stopped at " + this.index.embedded() + " of " + total + " passages: " + ex);
+				logger.info("Indexing stopped at " + this.index.embedded() + " of " + total + " passages: the application stops");
 				return;
 			}
 			this.index.failed(String.valueOf(ex));
 			logger.error("Indexing failed at " + this.index.embedded() + " of " + total
 					+ " passages; readiness stays REFUSING_TRAFFIC", ex);
 		}
+	}
+
+	/** Whether a batch was refused or dropped because the executor is being freed, or was interrupted. */
+	private static boolean closing(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof UformException uform && (uform.status() == UformException.Status.FREED
+					|| uform.status() == UformException.Status.INTERRUPTED)) {
+				return true;
+			}
+		}
+		return false;
 	}
 }

@@ -1,5 +1,9 @@
 package io.uform.sample.search;
 
+import java.util.List;
+
+import tools.jackson.core.JacksonException;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -43,12 +47,30 @@ class SearchErrors {
 	@ExceptionHandler
 	ProblemDetail unreadable(HttpMessageNotReadableException ex, HandlerMethod handler) {
 		// Jackson's first line says where the JSON broke; the rest is its internal path, not for clients.
-		String cause = String.valueOf(ex.getMostSpecificCause().getMessage()).lines().findFirst().orElse("");
+		Throwable specific = ex.getMostSpecificCause();
+		String cause = String.valueOf(specific.getMessage()).lines().findFirst().orElse("");
+		if (specific instanceof JacksonException jackson && !jackson.getPath().isEmpty()) {
+			cause = "at " + path(jackson.getPath()) + ": " + cause;
+		}
 		SearchService vectors = this.vectors.getIfAvailable();
 		String like = (handler.getBeanType() == EmbedController.class) ? "{\"texts\": [\"a sentence\", \"another\"]}"
 				: "{\"query\": \"a question\", \"k\": 10}" + ((vectors != null) ? " or {\"vector\": ["
 						+ vectors.corpus().dimensions() + " numbers], \"k\": 10, \"engine\": \"auto\"} (JSON has no NaN or Infinity)" : "");
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, "the body must be JSON like " + like + ": " + cause);
+	}
+
+	/** Where in the body, as a client would write it: {@code texts[1]}. */
+	private static String path(List<JacksonException.Reference> references) {
+		StringBuilder path = new StringBuilder();
+		for (JacksonException.Reference reference : references) {
+			if (reference.getPropertyName() != null) {
+				path.append((path.length() > 0) ? "." : "").append(reference.getPropertyName());
+			}
+			else if (reference.getIndex() >= 0) {
+				path.append('[').append(reference.getIndex()).append(']');
+			}
+		}
+		return path.toString();
 	}
 
 	@ExceptionHandler

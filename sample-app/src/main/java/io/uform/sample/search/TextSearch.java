@@ -64,7 +64,7 @@ public final class TextSearch {
 		if (query == null || query.isBlank()) {
 			throw new BadSearchException("query is empty: give a question or phrase, e.g. ?q=how+many+threads");
 		}
-		checkLength(query, "query");
+		TextChecks.check(query, "query", MiniLm.MAX_TOKENS);
 		Corpus corpus = this.index.corpus();
 		int hits = (k != null) ? k : Math.min(DEFAULT_K, corpus.rows());
 		if (hits < 1 || hits > corpus.rows()) {
@@ -99,11 +99,7 @@ public final class TextSearch {
 					+ " per call (sample.embedding.max-texts); split them over several calls");
 		}
 		for (int i = 0; i < texts.size(); i++) {
-			if (texts.get(i) == null || texts.get(i).isBlank()) {
-				throw new BadSearchException("texts[" + i + "] is " + ((texts.get(i) == null) ? "null" : "blank")
-						+ "; every text must have words");
-			}
-			checkLength(texts.get(i), "texts[" + i + "]");
+			TextChecks.check(texts.get(i), "texts[" + i + "]", MiniLm.MAX_TOKENS);
 		}
 		return embed(texts, (i) -> "texts[" + i + "]", "embed");
 	}
@@ -116,7 +112,8 @@ public final class TextSearch {
 		}
 		catch (EmbeddingRefusedException ex) {
 			// Empty texts and counts were refused above in this service's words; here, a text too long.
-			throw (ex.tokens() > 0) ? tooLong(what.apply(ex.text()), ex.tokens()) : new BadSearchException(ex.getMessage());
+			throw (ex.tokens() > 0) ? TextChecks.tooLong(what.apply(ex.text()), ex.tokens(), MiniLm.MAX_TOKENS)
+					: new BadSearchException(ex.getMessage());
 		}
 		this.metrics.record(use, embedded);
 		return embedded;
@@ -136,27 +133,6 @@ public final class TextSearch {
 	 */
 	public int threads() {
 		return this.executor.threads();
-	}
-
-	private static void checkLength(String text, String what) {
-		// Before tokenizing: no text this long fits the model, and tokenizing it would cost for nothing.
-		if (text.length() > EmbeddingProperties.MAX_CHARS) {
-			throw new BadSearchException(what + " has " + text.length() + " characters; the model takes at most "
-					+ MiniLm.MAX_TOKENS + " tokens, and this service at most " + EmbeddingProperties.MAX_CHARS
-					+ " characters: shorten it, or split it into several");
-		}
-	}
-
-	/**
-	 * The refusal of a text longer than the model takes.
-	 * @param what the text, as the request names it
-	 * @param tokens its length in tokens
-	 * @return the exception to throw
-	 */
-	static BadSearchException tooLong(String what, int tokens) {
-		return new BadSearchException(what + " is " + tokens + " tokens long; the model takes at most "
-				+ MiniLm.MAX_TOKENS + " (word pieces, [CLS] and [SEP] included), and this service refuses rather "
-				+ "than cut a text silently: shorten it, or split it into several");
 	}
 
 	/**

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.PatternSyntaxException;
 
 import org.junit.jupiter.api.Assumptions;
@@ -18,9 +21,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 
+import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.sample.SampleApplication;
 import io.uform.sample.search.PassageIndex;
 import io.uform.sample.e2e.GrafanaDashboard.Panel;
@@ -45,7 +50,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = SampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.vectors.enabled=true", "sample.vectors.rows=20000", "uform.mesh.host-domain-count=1", "uform.vram.scratch-limit=256MB",
-				"management.endpoints.web.exposure.include=health,info,uform,prometheus", "uform.ram.threads=2" })
+				"management.endpoints.web.exposure.include=health,info,uform,prometheus", "uform.ram.threads=2",
+				// A model of the starter's beside the sample's own, for the models dashboard (docs/models.md).
+				"uform.models.minilm.model=classpath:/all-minilm-l6-v2-q.onnx",
+				"uform.models.minilm.tokenizer=classpath:/all-minilm-l6-v2-q-tokenizer.json",
+				"uform.models.minilm.max-tokens=256" })
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class DashboardsAgainstPrometheusTest {
 
@@ -57,7 +66,7 @@ class DashboardsAgainstPrometheusTest {
 
 	/** The dashboards the docs ship: the check must not pass on an empty directory. */
 	private static final Set<String> SHIPPED = Set.of("uform-executors.json", "uform-devices.json",
-			"uform-sample-embedding.json");
+			"uform-sample-embedding.json", "uform-models.json");
 
 	/** Every dashboard filters by these; the devices dashboard by {@code device} too. */
 	private static final List<String> VARIABLES = List.of("datasource", "application", "instance", "executor");
@@ -88,6 +97,11 @@ class DashboardsAgainstPrometheusTest {
 
 	@Autowired
 	PassageIndex index;
+
+	/** The starter's model bean of {@code uform.models.minilm}: the models dashboard reads its meters. */
+	@Autowired
+	@Qualifier("minilmEmbeddingModel")
+	TextEmbeddingModel model;
 
 	@Test
 	void everyDashboardHasPanelsAndTheVariablesItFiltersBy() throws IOException {
@@ -146,7 +160,7 @@ class DashboardsAgainstPrometheusTest {
 		}
 		assertThat(this.index.ready()).as("passage index built within 30 s").isTrue();
 		Instant loadStart = Instant.now();
-		String load = LoadScript.run(this.port, ENGINES, LOAD_ROUNDS, LOAD_OUTPUT);
+		String load = whileTheModelEmbeds(() -> LoadScript.run(this.port, ENGINES, LOAD_ROUNDS, LOAD_OUTPUT));
 		System.out.println("[dashboards] the load script printed:\n" + load);
 		assertThat(load).as("the load script's table").contains("ram vs vram: throughput x")
 			.contains("ram vs parallel-stream: throughput x")
@@ -164,6 +178,31 @@ class DashboardsAgainstPrometheusTest {
 		assertThat(failures).withFailMessage(() -> failures.size() + " dashboard queries fail against " + prometheus
 				+ " scraping the application under load:\n" + String.join("\n", failures))
 			.isEmpty();
+	}
+
+	/** Runs the load with the starter's model embedding beside it, so that its meters move too. */
+	private String whileTheModelEmbeds(Callable<String> load) throws IOException, InterruptedException {
+		AtomicBoolean loading = new AtomicBoolean(true);
+		Thread embedding = new Thread(() -> {
+			while (loading.get()) {
+				this.model.embed(List.of("How many threads does an executor own?", "A model owns its weights."));
+				LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+			}
+		}, "dashboards-model-load");
+		embedding.start();
+		try {
+			return load.call();
+		}
+		catch (IOException | InterruptedException | RuntimeException ex) {
+			throw ex;
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			loading.set(false);
+			embedding.join(Duration.ofSeconds(10).toMillis());
+		}
 	}
 
 	/** Resolves the dashboard's variables in order, then evaluates every target with them. */

@@ -18,11 +18,13 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class PassageSplitterTest {
 
 	@Test
-	void sentencesAreGroupedUnderTheirHeadingAndCodeIsLeftOut() {
+	void paragraphsArePackedUnderTheirHeadingAndCodeIsLeftOut() {
 		String markdown = """
 				# Guide
 
-				One. Two is [a link](other.md). Three. Four **bold**.
+				One. Two is [a link](other.md). Three.
+
+				Four **bold**.
 
 				```java
 				int ignored = 1;
@@ -34,31 +36,53 @@ class PassageSplitterTest {
 				- Another item here.
 				""";
 		List<Passage> passages = PassageSplitter.split("dir/guide.md", markdown);
-		assertThat(passages).containsExactly(new Passage("dir/guide.md", "Guide", "One. Two is a link. Three."),
-				new Passage("dir/guide.md", "Guide", "Four bold."),
-				new Passage("dir/guide.md", "Threads", "Set uform.ram.threads to choose."),
-				new Passage("dir/guide.md", "Threads", "Another item here."));
+		assertThat(passages).containsExactly(new Passage("dir/guide.md", "Guide", "One. Two is a link. Three. Four bold."),
+				new Passage("dir/guide.md", "Threads", "Set uform.ram.threads to choose. Another item here."));
 	}
 
 	@Test
-	void eachTableRowIsAPassageAndTheRuleIsNot() {
+	void aTableIsKeptWholeAsAPassageOfItsOwnUnderItsHeading() {
 		String markdown = """
-				| property | what it does |
-				|---|---|
-				| `uform.ram.threads` | Threads taking part in a fork. |
+				## Properties
+
+				The RAM executor's properties:
+
+				| property | default | what it does |
+				|---|---|---|
+				| `uform.ram.threads` | 7/8 of the cores | Threads taking part in a fork. |
+				| `uform.ram.deferred-limit` | 64 | Deferred calls in flight at most. |
 				""";
-		assertThat(PassageSplitter.split("c.md", markdown)).extracting(Passage::text)
-			.containsExactly("property what it does", "uform.ram.threads Threads taking part in a fork.");
-		assertThat(PassageSplitter.split("c.md", markdown)).extracting(Passage::heading).containsOnly("c.md");
+		assertThat(PassageSplitter.split("c.md", markdown)).containsExactly(
+				new Passage("c.md", "Properties", "The RAM executor's properties:"),
+				new Passage("c.md", "Properties", "property — default — what it does. uform.ram.threads — 7/8 of the "
+						+ "cores — Threads taking part in a fork. uform.ram.deferred-limit — 64 — Deferred calls in "
+						+ "flight at most."));
 	}
 
 	@Test
-	void longParagraphsAreCutAtSentencesBelowTheCharacterLimit() {
+	void aTableOfMeasuredResultsIsLeftOut() {
+		String markdown = """
+				## Fork-join latency
+
+				Forks are measured against a thread pool.
+
+				| threads | uform | ForkJoinPool | ratio |
+				|---|---|---|---|
+				| 2 | 1.2 µs | 8.5 µs | 7.1x |
+				| 8 | 2.0 µs | 15 µs | 7.5x |
+				""";
+		assertThat(PassageSplitter.split("b.md", markdown)).extracting(Passage::text)
+			.containsExactly("Forks are measured against a thread pool.");
+	}
+
+	@Test
+	void passagesStayWithinTheTokenBudgetAndAreCutAtSentences() {
 		String sentence = "This sentence has some forty characters. ";
-		List<Passage> passages = PassageSplitter.split("a.txt", sentence.repeat(2).repeat(20));
-		assertThat(passages).hasSizeGreaterThan(1);
-		assertThat(passages).allSatisfy((passage) -> assertThat(passage.text().length())
-			.isLessThanOrEqualTo(PassageSplitter.MAX_CHARS));
+		List<Passage> passages = PassageSplitter.split("a.txt", sentence.repeat(2).repeat(40));
+		assertThat(passages).hasSizeGreaterThan(1).allSatisfy((passage) -> {
+			assertThat(PassageSplitter.tokens(passage.text())).isLessThanOrEqualTo(PassageSplitter.TOKEN_BUDGET);
+			assertThat(passage.text()).startsWith("This sentence").endsWith("characters.");
+		});
 	}
 
 	@Test

@@ -51,6 +51,28 @@ class SampleShutdownTest {
 	}
 
 	@Test
+	void closingWhileIndexingLogsOneInfoLineNotAnError(CapturedOutput output) throws InterruptedException {
+		// The bundled docs, in small batches: hundreds of deferred calls, so the close lands mid-index.
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
+			.web(WebApplicationType.NONE)
+			.run("--sample.corpus.batch-size=4", "--uform.ram.threads=2", "--spring.main.banner-mode=off",
+					"--logging.level.io.uform.sample.search.PassageIndexer=info");
+		PassageIndex index = context.getBean(PassageIndex.class);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (index.embedded() == 0 && System.nanoTime() < deadline) {
+			Thread.sleep(5);
+		}
+		int startupLength = output.length();
+		context.close();
+		assertThat(index.ready()).as("closed before the index was complete").isFalse();
+		String shutdown = output.toString().substring(startupLength);
+		assertThat(shutdown).contains("Indexing stopped at ")
+			.doesNotContain(" WARN ")
+			.doesNotContain(" ERROR ")
+			.doesNotContain("\tat ");
+	}
+
+	@Test
 	void aScratchLimitThatHoldsTheCorpusButNotASearchFailsStartupNotEverySearch() {
 		// 2000 x 16 floats are 128,000 bytes of shard; a search reserves 64 + 8,000 more beside it. The
 		// limit used to let startup pass (and health say UP), then every vram search was a 500.

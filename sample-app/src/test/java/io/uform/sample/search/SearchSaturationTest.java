@@ -4,13 +4,18 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -22,9 +27,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A saturated executor refuses a search with 503 and {@code Retry-After} once its slot wait is over,
- * rather than queueing without bound; once a slot frees, searches are served again. And without a
- * VRAM executor, asking for one is a 400 that says why.
+ * rather than queueing without bound; once a slot frees, searches are served again. Text searches
+ * waiting together hold one slot, not one each, and bad input is refused before it reaches the
+ * executor, even a saturated one. And without a VRAM executor, asking for one is a 400 that says why.
  */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = { "sample.vectors.enabled=true",
 		"sample.vectors.rows=500", "sample.vectors.dimensions=8", "sample.corpus.path=src/test/resources/corpus", "uform.ram.threads=2", "uform.ram.deferred-limit=2", "uform.vram.enabled=false" })
 class SearchSaturationTest {
@@ -34,6 +41,9 @@ class SearchSaturationTest {
 
 	@Autowired
 	Executor ram;
+
+	@Autowired
+	PassageIndex index;
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
@@ -60,6 +70,11 @@ class SearchSaturationTest {
 			assertThat(refused.body()).contains("every search slot stayed taken for 1000 ms");
 			// It waited for a slot first (SearchService.SLOT_WAIT), then gave up.
 			assertThat(waitedMillis).isGreaterThanOrEqualTo(SearchService.SLOT_WAIT.toMillis());
+			// The OpenAI route says it in OpenAI's words, with a status its clients retry.
+			HttpResponse<String> openAi = post("/v1/embeddings", "{\"model\": \"all-minilm-l6-v2-q\", \"input\": \"x\"}");
+			assertThat(openAi.statusCode()).as(openAi.body()).isEqualTo(503);
+			assertThat(openAi.headers().firstValue("Retry-After")).hasValue("1");
+			assertThat(openAi.body()).contains("\"type\":\"server_error\"").contains("\"code\":\"overloaded\"");
 			// The parallel stream does not use the executor, so it still answers.
 			assertThat(get("/search/random?engine=parallel-stream").statusCode()).isEqualTo(200);
 		}
@@ -68,6 +83,65 @@ class SearchSaturationTest {
 		}
 		CompletableFuture.allOf(blockers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
 		assertThat(get("/search/random?engine=ram").statusCode()).isEqualTo(200);
+	}
+
+	@BeforeEach
+	void indexed() throws InterruptedException {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (!this.index.ready() && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+		}
+		assertThat(this.index.ready()).as("index built within 30 s").isTrue();
+	}
+
+	@Test
+	void badTextIsRefusedOnTheRequestThreadEvenWhileEverySlotIsTaken() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		List<CompletableFuture<Void>> blockers = new ArrayList<>();
+		long acceptedBefore = accepted();
+		try {
+			for (int i = 0; i < 2; i++) {
+				blockers.add(this.ram.defer(() -> awaitQuietly(release)));
+			}
+			String words = "word ".repeat(300);
+			StringBuilder texts = new StringBuilder("{\"texts\": [");
+			for (int i = 0; i < 64; i++) {
+				texts.append((i > 0) ? ", " : "").append('"').append(words).append('"');
+			}
+			HttpResponse<String> embed = post("/embed", texts.append("]}").toString());
+			HttpResponse<String> search = get("/search?q=" + URLEncoder.encode(words, StandardCharsets.UTF_8));
+			// 400, not 503 after a slot wait: it never asked for a slot (the count below), let alone ran.
+			assertThat(embed.statusCode()).as(embed.body()).isEqualTo(400);
+			assertThat(embed.body()).contains("texts[0] has at least 302 tokens");
+			assertThat(search.statusCode()).as(search.body()).isEqualTo(400);
+			assertThat(search.body()).contains("query has at least 302 tokens");
+		}
+		finally {
+			release.countDown();
+		}
+		CompletableFuture.allOf(blockers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+		assertThat(accepted() - acceptedBefore).as("deferred calls accepted: only the two blockers").isEqualTo(2);
+	}
+
+	private long accepted() {
+		io.uform.ExecutorStatistics stats = this.ram.statistics();
+		return stats.deferredCompleted() + stats.deferredFailed() + stats.deferredCancelled() + stats.deferredInFlight();
+	}
+
+	private static void awaitQuietly(CountDownLatch release) {
+		try {
+			release.await(30, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private HttpResponse<String> post(String path, String body) throws Exception {
+		return this.http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(body))
+			.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 	@Test

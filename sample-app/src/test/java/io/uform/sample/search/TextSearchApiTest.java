@@ -159,8 +159,13 @@ class TextSearchApiTest {
 		refused(post("/search", ""), "the body is empty: send {\"query\": \"a question\", \"k\": 10}");
 		refused(post("/search", "{\"query\": [1]}"), "the body must be JSON like {\"query\": \"a question\", \"k\": 10}");
 		String tooLong = "word ".repeat(300);
-		refused(post("/search", "{\"query\": \"" + tooLong + "\"}"), "query is 302 tokens long; the model takes at most 256 "
-				+ "(word pieces, [CLS] and [SEP] included), and this service refuses rather than cut a text silently");
+		refused(post("/search", "{\"query\": \"" + tooLong + "\"}"), "query has at least 302 tokens (its words and "
+				+ "punctuation marks, [CLS] and [SEP]); the model takes at most 256, and this service refuses rather than "
+				+ "cut a text silently");
+		// 201 words, but each of two word pieces: found long only by the tokenizer.
+		String manyPieces = "tokenization ".repeat(201);
+		refused(post("/search", "{\"query\": \"" + manyPieces + "\"}"), "query is 404 tokens long; the model takes at most "
+				+ "256 (word pieces, [CLS] and [SEP] included), and this service refuses rather than cut a text silently");
 		refused(post("/search", "{\"query\": \"" + "x".repeat(16_385) + "\"}"), "query has 16385 characters");
 
 		refused(post("/embed", "{}"), "texts is missing or empty: send {\"texts\": [\"a sentence\", ...]}, 1 to 4 texts");
@@ -169,7 +174,8 @@ class TextSearchApiTest {
 				"too many texts: 5, at most 4 per call (sample.embedding.max-texts); split them over several calls");
 		refused(post("/embed", "{\"texts\": [\"a\", null]}"), "texts[1] is null; every text must have words");
 		refused(post("/embed", "{\"texts\": [\"a\", \" \"]}"), "texts[1] is blank");
-		refused(post("/embed", "{\"texts\": [\"fine\", \"" + tooLong + "\"]}"), "texts[1] is 302 tokens long");
+		refused(post("/embed", "{\"texts\": [\"fine\", \"" + tooLong + "\"]}"), "texts[1] has at least 302 tokens");
+		refused(post("/embed", "{\"texts\": [\"fine\", \"" + manyPieces + "\"]}"), "texts[1] is 404 tokens long");
 		refused(post("/embed", "{\"texts\": \"one\"}"), "the body must be JSON like {\"texts\": [\"a sentence\", \"another\"]}");
 		refused(post("/embed", ""), "the body is empty: send {\"texts\": [\"a sentence\", ...]}, 1 to 4 texts");
 	}

@@ -2,7 +2,9 @@ package io.uform.spring.autoconfigure;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,6 +17,7 @@ import org.springframework.validation.Validator;
 
 import io.uform.MeshLauncher;
 import io.uform.UformException;
+import io.uform.spring.autoconfigure.models.UformModelProperties;
 
 /**
  * The {@code uform.*} properties: how the application's executors are made. Every field is optional;
@@ -36,6 +39,13 @@ public class UformProperties implements Validator {
 	private final Mesh mesh = new Mesh();
 
 	private final Shutdown shutdown = new Shutdown();
+
+	/**
+	 * Text embedding models served on the executors, by name: each becomes a '<name>EmbeddingModel'
+	 * bean, and a Spring AI or langchain4j EmbeddingModel bean where those are on the class path. Needs
+	 * io.uform:uform-onnxruntime on the class path.
+	 */
+	private final Map<String, UformModelProperties> models = new LinkedHashMap<>();
 
 	/**
 	 * The RAM executor's properties, {@code uform.ram.*}.
@@ -67,6 +77,14 @@ public class UformProperties implements Validator {
 	 */
 	public Shutdown getShutdown() {
 		return this.shutdown;
+	}
+
+	/**
+	 * The models' properties, {@code uform.models.<name>.*}.
+	 * @return the models by name
+	 */
+	public Map<String, UformModelProperties> getModels() {
+		return this.models;
 	}
 
 	@Override

@@ -33,6 +33,8 @@ import io.uform.Uform;
 import io.uform.UformException;
 import io.uform.spring.autoconfigure.UformAutoConfiguration;
 import io.uform.spring.autoconfigure.UformMeshSources;
+import io.uform.spring.autoconfigure.models.ModelReport;
+import io.uform.spring.autoconfigure.models.ModelReports;
 
 /**
  * {@link Endpoint @Endpoint} that shows what uform runs on and with: its version, its capability
@@ -47,7 +49,9 @@ import io.uform.spring.autoconfigure.UformMeshSources;
  * <li>{@code uform/devices}, {@code uform/capabilities}, {@code uform/executors}, {@code uform/mesh}:
  * one section of it, as the whole shows it ({@code mesh} answers 404 where there is none);</li>
  * <li>{@code uform/executors/{name}}: one executor bean by name (404 for a name that is not an
- * existing executor bean; looking never makes one).</li>
+ * existing executor bean; looking never makes one);</li>
+ * <li>{@code uform/models}, {@code uform/models/{name}}: the models of {@code uform.models}, all or one
+ * (404 where there is none of that name).</li>
  * </ul>
  * Nothing is cached: every read takes a fresh {@link Executor#statistics()} snapshot and fresh device
  * readings.
@@ -63,6 +67,9 @@ public class UformEndpoint {
 
 	/** The {@code part} selector of the executors section, and the first selector of one executor. */
 	public static final String EXECUTORS = "executors";
+
+	/** The {@code part} selector of the models section, and the first selector of one model. */
+	public static final String MODELS = "models";
 
 	/** The {@code part} selector of the mesh section. */
 	public static final String MESH = "mesh";
@@ -113,14 +120,16 @@ public class UformEndpoint {
 	@ReadOperation
 	public UformDescriptor uform() {
 		List<GpuDevice> listed = this.devices.get();
-		return new UformDescriptor(UformFacts.version(), capabilities(), devices(listed), executors(), mesh(listed));
+		return new UformDescriptor(UformFacts.version(), capabilities(), devices(listed), executors(), models(),
+				mesh(listed));
 	}
 
 	/**
 	 * One section of {@link #uform()}, shown as the whole shows it.
-	 * @param part {@value #DEVICES}, {@value #CAPABILITIES}, {@value #EXECUTORS} or {@value #MESH}
+	 * @param part {@value #DEVICES}, {@value #CAPABILITIES}, {@value #EXECUTORS}, {@value #MODELS} or
+	 *        {@value #MESH}
 	 * @return the section, or {@code null} (404) for another part, or for {@value #MESH} where no mesh
-	 *         bean exists
+	 *         bean exists, or {@value #MODELS} where no model is configured
 	 */
 	@ReadOperation
 	// Declared as Object, so Boot's hints for read operations (their declared return types) miss what it
@@ -132,19 +141,39 @@ public class UformEndpoint {
 			case DEVICES -> new DevicesDescriptor(devices(this.devices.get()));
 			case CAPABILITIES -> capabilities();
 			case EXECUTORS -> OperationResponseBody.of(executors());
+			case MODELS -> {
+				Map<String, ModelReport> models = models();
+				yield (models != null) ? OperationResponseBody.of(models) : null;
+			}
 			case MESH -> mesh(this.devices.get());
 			default -> null;
 		};
 	}
 
 	/**
+	 * One executor bean or one model.
+	 * @param part {@value #EXECUTORS} or {@value #MODELS}
+	 * @param name the executor's bean name, like {@code uformRamExecutor}, or the model's name in
+	 *        {@code uform.models}
+	 * @return the executor or the model, or {@code null} (404) where there is none of that name
+	 */
+	@ReadOperation
+	@RegisterReflectionForBinding({ ExecutorDescriptor.class, ModelReport.class })
+	public @Nullable Object selected(@Selector String part, @Selector String name) {
+		if (MODELS.equals(part)) {
+			Map<String, ModelReport> models = models();
+			return (models != null) ? models.get(name) : null;
+		}
+		return executor(part, name);
+	}
+
+	/**
 	 * One executor bean.
 	 * @param part must be {@value #EXECUTORS}
 	 * @param name the executor's bean name, like {@code uformRamExecutor}
-	 * @return the executor, or {@code null} (404) when no executor bean has that name
+	 * @return the executor, or {@code null} when no executor bean has that name
 	 */
-	@ReadOperation
-	public @Nullable ExecutorDescriptor executor(@Selector String part, @Selector String name) {
+	public @Nullable ExecutorDescriptor executor(String part, String name) {
 		if (!EXECUTORS.equals(part)) {
 			return null;
 		}
@@ -195,6 +224,13 @@ public class UformEndpoint {
 		return described;
 	}
 
+	/** The configured models, or {@code null} (left out) where there is none. */
+	private @Nullable Map<String, ModelReport> models() {
+		ModelReports reports = this.beans.getBeanProvider(ModelReports.class).getIfAvailable();
+		Map<String, ModelReport> models = (reports != null) ? reports.reports() : Map.of();
+		return models.isEmpty() ? null : models;
+	}
+
 	private @Nullable MeshDescriptor mesh(List<GpuDevice> listed) {
 		Map<String, Mesh> meshes = UformFacts.meshes(this.beans);
 		if (meshes.isEmpty()) {
@@ -224,10 +260,12 @@ public class UformEndpoint {
 	 * @param capabilities the capability tokens compiled into uform and available here
 	 * @param devices the GPUs this process sees, in ordinal order
 	 * @param executors the executor beans, by bean name
+	 * @param models the models of {@code uform.models}, by name, or {@code null} (left out) where there is none
 	 * @param mesh the mesh, or {@code null} (left out) where no mesh bean exists
 	 */
 	public record UformDescriptor(String version, CapabilitiesDescriptor capabilities, List<DeviceDescriptor> devices,
-			Map<String, ExecutorDescriptor> executors, @Nullable MeshDescriptor mesh) implements OperationResponseBody {
+			Map<String, ExecutorDescriptor> executors, @Nullable Map<String, ModelReport> models,
+			@Nullable MeshDescriptor mesh) implements OperationResponseBody {
 	}
 
 	/**

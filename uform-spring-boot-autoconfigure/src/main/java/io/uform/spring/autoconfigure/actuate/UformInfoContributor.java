@@ -1,6 +1,8 @@
 package io.uform.spring.autoconfigure.actuate;
 
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -14,7 +16,7 @@ import io.uform.Uform;
  * version, the best CPU class this CPU offers (what an executor without {@code cpu-class} dispatches
  * as; named {@code bestCpuClass} so that it is not read as an executor's class, which the
  * {@code uform} endpoint shows), and the capability tokens compiled into uform and available on this
- * machine:
+ * machine, and the names of the models of {@code uform.models} where there are any:
  *
  * <pre class="code">
  * "uform": {
@@ -31,17 +33,29 @@ public class UformInfoContributor implements InfoContributor {
 
 	private final Supplier<String> cpuClass;
 
+	private final Supplier<Collection<String>> models;
+
 	/** Makes the contributor for the machine this JVM runs on. */
 	public UformInfoContributor() {
-		this(Uform::bestCpuClass);
+		this(List::of);
+	}
+
+	/**
+	 * Makes the contributor for the machine this JVM runs on, naming the configured models.
+	 * @param models gives the names of the models of {@code uform.models}
+	 */
+	public UformInfoContributor(Supplier<Collection<String>> models) {
+		this.cpuClass = Uform::bestCpuClass;
+		this.models = models;
 	}
 
 	/**
 	 * Makes the contributor with a given source for the CPU class, for tests.
 	 * @param cpuClass gives the best CPU class
 	 */
-	UformInfoContributor(Supplier<String> cpuClass) {
+	UformInfoContributor(Supplier<String> cpuClass, Supplier<Collection<String>> models) {
 		this.cpuClass = cpuClass;
+		this.models = models;
 	}
 
 	@Override
@@ -53,6 +67,10 @@ public class UformInfoContributor implements InfoContributor {
 		uform.put("version", UformFacts.version());
 		uform.put("bestCpuClass", this.cpuClass.get());
 		uform.put("capabilities", capabilities);
+		Collection<String> models = this.models.get();
+		if (!models.isEmpty()) {
+			uform.put("models", List.copyOf(models));
+		}
 		builder.withDetail(KEY, uform);
 	}
 }

@@ -1,5 +1,6 @@
 package io.uform.spring.autoconfigure.actuate;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.info.ConditionalOnEnabledInfoContributor;
 import org.springframework.boot.actuate.info.InfoContributor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -10,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 
 import io.uform.Executor;
 import io.uform.spring.autoconfigure.UformAutoConfiguration;
+import io.uform.spring.autoconfigure.models.ModelReports;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for the {@link UformInfoContributor}: made where
@@ -23,7 +25,10 @@ public final class UformInfoContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnEnabledInfoContributor("uform")
 	@ConditionalOnMissingBean(name = "uformInfoContributor")
-	UformInfoContributor uformInfoContributor() {
-		return new UformInfoContributor();
+	UformInfoContributor uformInfoContributor(ObjectProvider<ModelReports> models) {
+		return new UformInfoContributor(() -> {
+			ModelReports reports = models.getIfAvailable();
+			return (reports != null) ? reports.reports().keySet() : java.util.List.of();
+		});
 	}
 }

@@ -1,5 +1,6 @@
 package io.uform.spring.autoconfigure.diagnostics;
 
+import java.beans.PropertyDescriptor;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -8,7 +9,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
@@ -17,11 +20,13 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.Ordered;
+import org.springframework.util.ClassUtils;
 
 import io.uform.GpuDevice;
 import io.uform.Uform;
 import io.uform.spring.autoconfigure.ConfiguredProperties;
 import io.uform.spring.autoconfigure.UformProperties;
+import io.uform.spring.autoconfigure.models.UformModelProperties;
 
 /**
  * Turns a {@code uform.*} value that Spring cannot convert ({@code threads: four},
@@ -66,7 +71,7 @@ public class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindExcept
 		String listed = UformUnknownProperties.withoutIndices(property.getName());
 		UformMetadata.Property metadata = UformMetadata.all(UformBindFailureAnalyzer.class.getClassLoader(), logger)
 			.property(listed);
-		String takes = (metadata != null) ? takes(metadata.type()) : "";
+		String takes = (metadata != null) ? takes(metadata.type()) : modelEntryTakes(property.getName());
 		if (listed.equals("uform.vram.devices")) {
 			takes += "; devices here: " + devicesHere();
 		}
@@ -92,10 +97,32 @@ public class UformBindFailureAnalyzer extends AbstractFailureAnalyzer<BindExcept
 			case "java.lang.Boolean" -> "true or false";
 			case "java.time.Duration" ->
 				"a duration such as 30s, 500ms, 2m or PT2M (units ns, us, ms, s, m, h, d; no space before the unit)";
+			case "java.util.Map<java.lang.String,io.uform.spring.autoconfigure.models.UformModelProperties>" ->
+				"named models, each with a model and a tokenizer (docs/models.md)";
+			case "org.springframework.core.io.Resource" ->
+				"a resource location such as classpath:/model.onnx or file:/models/model.onnx";
 			case "org.springframework.util.unit.DataSize" ->
 				"a size such as 512MB or 8GB (units B, KB, MB, GB, TB, in capitals; no space inside)";
 			default -> values(type);
 		};
+	}
+
+	/**
+	 * What a field of a {@code uform.models.<name>} entry takes: the metadata has the map alone, so the
+	 * field's type is read from {@link UformModelProperties}; empty for any other property.
+	 */
+	private static String modelEntryTakes(ConfigurationPropertyName name) {
+		if (name.getNumberOfElements() != 4 || !ConfigurationPropertyName.of("uform.models").isAncestorOf(name)) {
+			return "";
+		}
+		String field = name.getLastElement(ConfigurationPropertyName.Form.DASHED);
+		for (PropertyDescriptor property : BeanUtils.getPropertyDescriptors(UformModelProperties.class)) {
+			if (property.getWriteMethod() != null && DataObjectPropertyName.toDashedForm(property.getName()).equals(field)) {
+				return takes(ClassUtils.resolvePrimitiveIfNecessary(property.getPropertyType()).getName())
+						+ "; see docs/models.md";
+			}
+		}
+		return "";
 	}
 
 	/** An enum's values, lower case, as they are written ({@code auto, true or false}). */

@@ -51,7 +51,7 @@ class UformInfoContributorTest {
 	@Test
 	void theCpuClassIsTheBestOneThisCpuOffers() {
 		Info.Builder builder = new Info.Builder();
-		new UformInfoContributor(() -> "intel-icelake").contribute(builder);
+		new UformInfoContributor(() -> "intel-icelake", java.util.List::of).contribute(builder);
 		@SuppressWarnings("unchecked")
 		Map<String, Object> uform = (Map<String, Object>) builder.build().get(UformInfoContributor.KEY);
 		assertThat(uform.get("bestCpuClass")).isEqualTo("intel-icelake");

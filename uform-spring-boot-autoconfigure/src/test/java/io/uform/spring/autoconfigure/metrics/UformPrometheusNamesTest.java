@@ -24,7 +24,9 @@ import io.uform.Executor;
 import io.uform.GpuDevice;
 import io.uform.GpuReadings;
 import io.uform.GpuVendor;
+import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.spring.autoconfigure.UformAutoConfiguration;
+import io.uform.spring.autoconfigure.models.UformModelsAutoConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The Prometheus names the metrics tables of {@code docs/actuator.md} give are the names Micrometer's real
  * {@link PrometheusMeterRegistry} writes for uform's meters, and every uform series it writes is
  * documented: a context with both executors (on this module's simulated devices, a scratch limit
- * set) and a mesh of one, scraped once.
+ * set) and a mesh of one, and a model, scraped once.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class UformPrometheusNamesTest {
@@ -43,9 +45,11 @@ class UformPrometheusNamesTest {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, UformAutoConfiguration.class,
-				UformMetricsAutoConfiguration.class))
+				UformMetricsAutoConfiguration.class, UformModelsAutoConfiguration.class))
 		.withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-		.withPropertyValues("uform.ram.threads=2", "uform.vram.scratch-limit=16MB", "uform.mesh.host-domain-count=1");
+		.withPropertyValues("uform.ram.threads=2", "uform.vram.scratch-limit=16MB", "uform.mesh.host-domain-count=1",
+				"uform.models.minilm.model=classpath:/all-minilm-l6-v2-q.onnx",
+				"uform.models.minilm.tokenizer=classpath:/all-minilm-l6-v2-q-tokenizer.json");
 
 	@Test
 	void theDocumentedNamesAreTheScrapedOnes() throws IOException {
@@ -54,6 +58,7 @@ class UformPrometheusNamesTest {
 			assertThat(context).hasNotFailed();
 			context.getBean(Executor.class).forN(4, (index) -> {
 			});
+			context.getBean(TextEmbeddingModel.class).embed("uform");
 			Set<String> scraped = scrapedUformNames(context.getBean(PrometheusMeterRegistry.class).scrape());
 			Set<String> expected = new TreeSet<>(documented);
 			expected.removeAll(NOT_ON_SIMULATED_DEVICES);

@@ -1,0 +1,82 @@
+package io.uform.sample.openai;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+
+import io.uform.onnxruntime.EmbeddingRefusedException;
+import io.uform.onnxruntime.Embeddings;
+import io.uform.onnxruntime.TextEmbeddingModel;
+import io.uform.sample.search.BadSearchException;
+import io.uform.sample.search.TextChecks;
+
+/**
+ * Every {@link TextEmbeddingModel} bean of the application, by its name: the sample's own search model
+ * and each {@code uform.models.<name>} entry the starter loads. Texts are checked on the request thread
+ * first ({@link TextChecks}), so a text that cannot fit never reaches the model's executor.
+ */
+final class ModelBeansServedModels implements ServedModels {
+
+	private final ListableBeanFactory beans;
+
+	private final int maxTexts;
+
+	private volatile List<ServedModel> models;
+
+	/**
+	 * @param beans where the model beans are
+	 * @param maxTexts texts one request takes at most, whatever a model would take
+	 *        ({@code sample.embedding.max-texts}, which also caps the request body)
+	 */
+	ModelBeansServedModels(ListableBeanFactory beans, int maxTexts) {
+		this.beans = beans;
+		this.maxTexts = maxTexts;
+	}
+
+	@Override
+	public List<ServedModel> all() {
+		List<ServedModel> all = this.models;
+		if (all == null) {
+			// Looked up on first use, not at construction: the models are loaded beans of their own.
+			List<ServedModel> found = new ArrayList<>();
+			this.beans.getBeansOfType(TextEmbeddingModel.class).values().stream()
+				.sorted(Comparator.comparing(TextEmbeddingModel::name))
+				.forEach((model) -> found.add(new Served(model, Math.min(this.maxTexts, model.options().maxTexts()))));
+			all = List.copyOf(found);
+			this.models = all;
+		}
+		return all;
+	}
+
+	/** One model bean, served under its name. */
+	private record Served(TextEmbeddingModel model, int maxTexts) implements ServedModel {
+
+		@Override
+		public String id() {
+			return this.model.name();
+		}
+
+		@Override
+		public int dimensions() {
+			return this.model.dimensions();
+		}
+
+		@Override
+		public Embedded embed(List<String> texts, String field) {
+			int maxTokens = this.model.options().maxTokens();
+			for (int i = 0; i < texts.size(); i++) {
+				TextChecks.check(texts.get(i), field + "[" + i + "]", maxTokens);
+			}
+			try {
+				Embeddings embeddings = this.model.embedDetailed(texts);
+				return new Embedded(embeddings.vectors(), embeddings.tokens());
+			}
+			catch (EmbeddingRefusedException ex) {
+				throw (ex.tokens() > 0) ? TextChecks.tooLong(field + "[" + ex.text() + "]", ex.tokens(), maxTokens)
+						: new BadSearchException(ex.getMessage());
+			}
+		}
+	}
+}
