@@ -35,19 +35,21 @@ final class ModelBeanRegistrars {
 
 	/**
 	 * Each entry's uform {@link TextEmbeddingModel}, made by {@link UformModels#load}. Where the application
-	 * has a {@code TextEmbeddingModel} bean of its own (not of an entry's name), the entries' are not
-	 * primary: they must not take over the injection points of the application's model.
+	 * has a {@code TextEmbeddingModel} bean of its own, the entries' are neither primary nor default
+	 * candidates (as the VRAM executor is not): injection by type keeps meaning the application's model,
+	 * and the entries' are injected by name.
 	 */
 	static final class Models extends Registrar {
 
 		@Override
-		boolean mayBePrimary(BeanDefinitionRegistry registry) {
-			return !(registry instanceof ListableBeanFactory beans)
-					|| beans.getBeanNamesForType(TextEmbeddingModel.class, true, false).length == 0;
+		boolean applicationHasItsOwn(BeanDefinitionRegistry registry) {
+			return registry instanceof ListableBeanFactory beans
+					&& beans.getBeanNamesForType(TextEmbeddingModel.class, true, false).length > 0;
 		}
 
 		@Override
-		void register(String name, boolean primary, UformModelProperties entry, BeanDefinitionRegistry registry) {
+		void register(String name, boolean primary, boolean applicationHasItsOwn, UformModelProperties entry,
+				BeanDefinitionRegistry registry) {
 			String bean = ModelEntries.modelBean(name);
 			String executor = ModelEntries.executorBean(entry);
 			checkExecutor(name, entry, executor, registry);
@@ -61,7 +63,8 @@ final class ModelBeanRegistrars {
 			definition.getConstructorArgumentValues().addIndexedArgumentValue(0, name);
 			// Made after its executor, and so destroyed (closed) before the executor is freed.
 			definition.setDependsOn(executor);
-			definition.setPrimary(primary);
+			definition.setPrimary(primary && !applicationHasItsOwn);
+			definition.setDefaultCandidate(!applicationHasItsOwn);
 			definition.setDestroyMethodName("close");
 			definition.setRole(BeanDefinition.ROLE_APPLICATION);
 			registry.registerBeanDefinition(bean, definition);
@@ -137,12 +140,16 @@ final class ModelBeanRegistrars {
 		abstract String bean(String name);
 
 		@Override
-		boolean backsOff(BeanDefinitionRegistry registry) {
+		boolean applicationHasItsOwn(BeanDefinitionRegistry registry) {
 			return registry instanceof ListableBeanFactory beans && beans.getBeanNamesForType(this.api, true, false).length > 0;
 		}
 
 		@Override
-		void register(String name, boolean primary, UformModelProperties entry, BeanDefinitionRegistry registry) {
+		void register(String name, boolean primary, boolean applicationHasItsOwn, UformModelProperties entry,
+				BeanDefinitionRegistry registry) {
+			if (applicationHasItsOwn) {
+				return;
+			}
 			RootBeanDefinition definition = new RootBeanDefinition(this.adapter);
 			definition.getConstructorArgumentValues()
 				.addIndexedArgumentValue(0, new RuntimeBeanReference(ModelEntries.modelBean(name)));
@@ -165,24 +172,18 @@ final class ModelBeanRegistrars {
 		@Override
 		public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
 			Map<String, UformModelProperties> entries = ModelEntries.bind(this.environment);
-			if (entries.isEmpty() || backsOff(registry)) {
+			if (entries.isEmpty()) {
 				return;
 			}
-			boolean mayBePrimary = mayBePrimary(registry);
-			entries.forEach((name, entry) -> register(name, mayBePrimary && ModelEntries.primary(name, entries), entry,
-					registry));
+			// Asked once, before any of these is registered: the application's beans are registered by now.
+			boolean own = applicationHasItsOwn(registry);
+			entries.forEach((name, entry) -> register(name, ModelEntries.primary(name, entries), own, entry, registry));
 		}
 
-		/** Whether the application's own beans leave these free to be primary; asked before any is registered. */
-		boolean mayBePrimary(BeanDefinitionRegistry registry) {
-			return true;
-		}
+		/** Whether the application defines a bean of the type these are. */
+		abstract boolean applicationHasItsOwn(BeanDefinitionRegistry registry);
 
-		/** Whether the application's own beans make these unwanted. */
-		boolean backsOff(BeanDefinitionRegistry registry) {
-			return false;
-		}
-
-		abstract void register(String name, boolean primary, UformModelProperties entry, BeanDefinitionRegistry registry);
+		abstract void register(String name, boolean primary, boolean applicationHasItsOwn, UformModelProperties entry,
+				BeanDefinitionRegistry registry);
 	}
 }

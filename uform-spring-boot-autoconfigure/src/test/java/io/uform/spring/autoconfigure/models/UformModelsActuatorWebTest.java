@@ -55,6 +55,12 @@ class UformModelsActuatorWebTest {
 		model.embed(List.of("uform", "executors own threads"));
 		model.embed("one more");
 		assertThatThrownBy(() -> model.embed(" ")).isInstanceOf(EmbeddingRefusedException.class);
+		// The listener hears a batch on the executor just after its callers have their vectors.
+		ModelReports reports = context.getBean(ModelReports.class);
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (reports.reports().get("minilm").texts() < 3 && System.nanoTime() < deadline) {
+			java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+		}
 	}
 
 	@AfterAll

@@ -172,7 +172,7 @@ class UformModelsAutoConfigurationTest {
 	}
 
 	@Test
-	void anApplicationsOwnModelBeanKeepsItsInjectionPointsAndTheStartersIsNotPrimary() {
+	void anApplicationsOwnModelBeanKeepsInjectionByTypeAndTheStartersIsInjectedByName() {
 		this.runner.withPropertyValues(MiniLm.entry("minilm"))
 			.withUserConfiguration(OwnUformModelOfAnotherName.class)
 			.run((context) -> {
