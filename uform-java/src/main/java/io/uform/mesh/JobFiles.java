@@ -83,7 +83,17 @@ final class JobFiles {
 	 * @throws FileAlreadyExistsException when the name is taken
 	 */
 	void claim(String name, byte[] bytes) throws IOException {
-		put(name, bytes, true, true);
+		claim(name, bytes, true);
+	}
+
+	/**
+	 * Claims a name as {@link #claim(String, byte[])} does.
+	 * @param create whether to make the job directory when it is gone; never for a file of a run
+	 *        already met, whose directory goes only when its last process leaves
+	 * @throws FileAlreadyExistsException when the name is taken
+	 */
+	void claim(String name, byte[] bytes, boolean create) throws IOException {
+		put(name, bytes, create, true);
 	}
 
 	private void put(String name, byte[] bytes, boolean create, boolean exclusive) throws IOException {

@@ -5,6 +5,7 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -337,20 +338,35 @@ final class Liveness implements Runnable {
 
 	/** A death this member found: before the join the join reports it; after it, the run hears of it. */
 	private void found(Death found) {
-		if (this.joined) {
+		if (this.joined && this.death == null) {
+			// Once a death is known (found here, or read from broken.properties) the run is broken and
+			// the others are told: this process may be leaving already, and the last one out removing
+			// the directory, which a late publication must not bring back.
 			publish(found);
 		}
 		died(found);
 	}
 
-	/** Writes {@code dead-<i>} and claims {@code broken.properties}, which every member reads. */
-	private void publish(Death found) {
+	/**
+	 * Writes {@code dead-<i>} and claims {@code broken.properties}, which every member reads. Holds
+	 * {@code this} as a beat does, so nothing is written once {@link #stop()} returns; and never makes
+	 * the job directory: where it is gone, every other process left and the last one took it.
+	 */
+	private synchronized void publish(Death found) {
+		if (this.stopped) {
+			return;
+		}
 		try {
 			this.files.write(FileNames.name(FileNames.DEAD, found.index()), found.toBytes(), false);
-			this.files.claim(FileNames.BROKEN, found.toBytes());
+			this.files.claim(FileNames.BROKEN, found.toBytes(), false);
 		}
 		catch (FileAlreadyExistsException ex) {
 			// Another member found a death first: the run is broken either way, and its file says by whom.
+		}
+		catch (NoSuchFileException ex) {
+			// The directory is gone: every other process left, and the last one out removed it.
+			LOG.log(Level.DEBUG, "uform mesh: " + this.self.who() + " found " + found.who() + " dead after the others "
+					+ "left: " + ex);
 		}
 		catch (IOException ex) {
 			LOG.log(Level.WARNING, "uform mesh: " + this.self.who() + " found " + found.who() + " dead but could "
