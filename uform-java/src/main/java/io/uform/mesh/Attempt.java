@@ -532,11 +532,15 @@ final class Attempt {
 				+ " is exiting (its JVM is shutting down, say on SIGTERM) before every process joined", null), true);
 	}
 
-	/** Removes a process's member, ready and alive files while they carry its incarnation. */
+	/**
+	 * Removes a dead process's member, ready and alive files while they carry its incarnation, and the
+	 * temporary files it was writing when it died (named by its incarnation: see {@code JobFiles#write}).
+	 */
 	private void deleteFilesOf(int index, String incarnation) throws IOException {
 		for (String kind : List.of(FileNames.READY, FileNames.MEMBER, FileNames.ALIVE)) {
 			this.files.deleteIfOwnedBy(FileNames.name(kind, index), incarnation);
 		}
+		this.files.deleteTemporariesOf(incarnation);
 	}
 
 	/** Marks the join complete, unless the JVM's exit gave it up first. */

@@ -180,7 +180,7 @@ final class DirectoryRemoval {
 	private static boolean ofFinishedRun(JobFiles files, String name, Set<String> finished, Set<String> listed) {
 		if (name.startsWith(".tmp-")) {
 			for (String incarnation : finished) {
-				if (name.startsWith(".tmp-" + incarnation + "-")) {
+				if (name.startsWith(JobFiles.temporaryPrefix(incarnation))) {
 					return true;
 				}
 			}

@@ -116,7 +116,7 @@ final class JobFiles {
 	}
 
 	private void putOnce(String name, byte[] bytes, boolean exclusive) throws IOException {
-		Path temp = this.directory.resolve(".tmp-" + this.incarnation + "-" + name);
+		Path temp = this.directory.resolve(temporaryPrefix(this.incarnation) + name);
 		Path target = this.directory.resolve(name);
 		Files.write(temp, bytes);
 		try {
@@ -137,6 +137,24 @@ final class JobFiles {
 		}
 		finally {
 			Files.deleteIfExists(temp);
+		}
+	}
+
+	/** How the temporary files of a process's writes begin: by its incarnation, so they are known as its. */
+	static String temporaryPrefix(String incarnation) {
+		return ".tmp-" + incarnation + "-";
+	}
+
+	/**
+	 * Removes the temporary files of a process found dead: what it was writing when it died, which
+	 * would otherwise keep the directory that the last process to give up removes.
+	 */
+	void deleteTemporariesOf(String incarnation) throws IOException {
+		String prefix = temporaryPrefix(incarnation);
+		for (String name : list()) {
+			if (name.startsWith(prefix)) {
+				Files.deleteIfExists(this.directory.resolve(name));
+			}
 		}
 	}
 

@@ -244,11 +244,22 @@ final class Liveness implements Runnable {
 		}
 		this.beat++;
 		byte[] bytes = heartbeat(this.self.incarnation(), this.beat);
+		String name = aliveName(this.self.index());
 		try {
-			// In place, not renamed onto its name: a reader that opens the same file again is told by NFS's
-			// close-to-open consistency that it changed, where a rename would leave a cached name on the old file.
-			Files.write(this.files.directory().resolve(aliveName(this.self.index())), bytes, StandardOpenOption.WRITE,
-					StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+			if (this.beat == 1) {
+				// The first beat appears whole (written aside, renamed into place): a process killed while it
+				// made the file must not leave an empty one, which names no incarnation and so is never
+				// removed as the dead process's. Never making the directory: it is there while this runs.
+				this.files.write(name, bytes, false);
+			}
+			else {
+				// Then in place, not renamed onto its name: a reader that opens the same file again is told by
+				// NFS's close-to-open consistency that it changed, where a rename would leave a cached name on
+				// the old file. Not truncated: every beat has the same length, so the file is never short.
+				// Made again where it went (put back by a removal that raced a new run: see DirectoryRemoval).
+				Files.write(this.files.directory().resolve(name), bytes, StandardOpenOption.WRITE,
+						StandardOpenOption.CREATE);
+			}
 			this.beaten = System.nanoTime();
 		}
 		catch (IOException ex) {

@@ -104,7 +104,9 @@
  *     process rewrites {@code alive-<i>} <em>in place</em> with its incarnation and the next value of a
  *     counter. In place rather than renamed: NFS's close-to-open consistency makes a reader that opens
  *     the same file see what its writer wrote before closing it, while a renamed file may be found by a
- *     name an NFS client still resolves to the old one.</li>
+ *     name an NFS client still resolves to the old one. Only the first beat is renamed into place, and
+ *     later ones overwrite text of the same length without truncating, so the file is never empty: a
+ *     process killed mid-write leaves a file that still names its incarnation, for its finder to remove.</li>
  * <li>Every refresh it opens and reads the {@code alive} files of the {@link io.uform.mesh.Liveness#WATCHED}
  *     (two) processes after it round the ring of indices whose records it has read, skipping those that
  *     left or died. It judges by content only: a beat whose text changed is life, and the time it stood
@@ -115,8 +117,9 @@
  *     is there (a clean leave is no death: watching moves on to the next index).</li>
  * <li>Before the run joined, the finder gives up the join for everyone (its {@code abort} file names the
  *     dead process: index, host, pid, and that the run must be restarted), and removes the dead process's
- *     {@code member}, {@code ready} and {@code alive} files (only while they carry its incarnation), so
- *     the last process to give up still removes the directory. After the join it writes
+ *     {@code member}, {@code ready} and {@code alive} files (only while they carry its incarnation) and
+ *     the temporary files it was writing (named by its incarnation), so the last process to give up
+ *     still removes the directory. After the join it writes
  *     {@code dead-<i>} and claims {@code broken.properties}; every process reads that one name every
  *     refresh, so the death reaches all in a refresh whoever found it, and each one's mesh is broken
  *     ({@code FileRendezvous#death}).</li>
@@ -126,7 +129,7 @@
  *     all). So does one that reads {@code broken.properties} naming its own incarnation. It beats no more.</li>
  * </ol>
  * Cost on the shared directory, per process and refresh, whatever the count: one write of its
- * {@code alive} file (open, truncate, write, close) and three opens and reads ({@code broken.properties},
+ * {@code alive} file (open, write, close) and three opens and reads ({@code broken.properties},
  * mostly absent, and two {@code alive} files): at the default refresh, about 1 write and 3 reads a
  * second. A death goes unnoticed only where both its watchers die too; a process whose watchers died
  * first is watched by the next live ones once they are found dead.

@@ -1,5 +1,6 @@
 package io.uform.mesh;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,6 +48,9 @@ class LivenessClockTest {
 		PeerFiles.writeAsAPeerDoes(mkdirs(job), "member-1.properties", peer.toBytes());
 		// Its last beat: fresh to the eye (written just now), but it never moves.
 		PeerFiles.writeAsAPeerDoes(job, "alive-1.properties", Liveness.heartbeat(peer.incarnation(), 7));
+		// And half a file it was writing when it died, which its finder removes too.
+		PeerFiles.writeAsAPeerDoes(job, JobFiles.temporaryPrefix(peer.incarnation()) + "ready-1.properties",
+				"# uform mesh".getBytes(StandardCharsets.ISO_8859_1));
 		MemberRecord self = FileRendezvous.announce("job", 0, 2, 1, false, Duration.ofSeconds(30), LIVENESS, List.of());
 		long start = System.nanoTime();
 		assertThatThrownBy(() -> FileRendezvous.join(this.directory, self)).isInstanceOf(UformException.class)
