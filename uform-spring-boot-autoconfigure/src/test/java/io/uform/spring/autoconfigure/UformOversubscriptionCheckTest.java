@@ -1,5 +1,8 @@
 package io.uform.spring.autoconfigure;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -117,6 +120,19 @@ class UformOversubscriptionCheckTest {
 			.asString()
 			.startsWith("uform executor bean 'uformRamExecutor' has 8 threads on the 2 cores its memory domains carry")
 			.contains("at most 2 threads");
+	}
+
+	@Test
+	void theExampleInTheDocsIsTheWarningOfItsMachine() throws IOException {
+		String example = Files.readAllLines(Path.of("..", "docs", "configuration.md"))
+			.stream()
+			.map(String::strip)
+			.filter((line) -> line.startsWith("uform executor beans "))
+			.findFirst()
+			.orElseThrow();
+		assertThat(UformOversubscriptionCheck.warnings(
+				List.of(new Placed("reranker", 2, List.of(0)), new Placed("uformRamExecutor", 2, List.of(0))), ONE_NODE, 2))
+			.containsExactly(example);
 	}
 
 	@Test
