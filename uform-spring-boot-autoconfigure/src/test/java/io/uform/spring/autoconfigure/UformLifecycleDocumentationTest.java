@@ -56,6 +56,7 @@ class UformLifecycleDocumentationTest {
 	@BeforeAll
 	static void startTheApplication() {
 		context = new SpringApplicationBuilder(Application.class).web(WebApplicationType.SERVLET)
+			.registerShutdownHook(false)
 			.properties("server.port=0", "server.address=127.0.0.1", "uform.ram.threads=1",
 					"uform.mesh.host-domain-count=1", "spring.main.banner-mode=off")
 			.run();
