@@ -27,9 +27,18 @@ import io.uform.Uform;
  *
  * <p>An executor's threads are pinned to the cores of their memory domain, spread over its domains in
  * proportion to their cores, so the threads an executor has on some of its domains are that share of
- * its threads. The cores counted are at most the JVM's available processors (a container's quota). It
+ * its threads. A fork counts its caller among them, since the caller runs a share and the others wait
+ * for it. The cores counted are at most the JVM's available processors (a container's quota). It
  * looks once, when the context is first refreshed: every executor bean is made by then, the
  * application's included.
+ *
+ * <p>An executor of one thread is never one of a pair: it pins no thread, and its forks run on the
+ * thread that calls them (its statistics say "not pinned: one thread, the caller's"), so it asks for
+ * no core that the application's own threads would not use without it. That is the default VRAM
+ * executor (one device, one host thread: the caller's) beside the default RAM executor, which below 8
+ * cores takes all of them and shares them with the application's threads by design; a WARN there would
+ * speak of a configuration nobody chose. A VRAM executor of two devices or more does pin host threads
+ * (one per device beyond the caller's, each driving its device and waiting on its stream), and counts.
  */
 final class UformOversubscriptionCheck implements ApplicationListener<ContextRefreshedEvent> {
 
@@ -66,8 +75,8 @@ final class UformOversubscriptionCheck implements ApplicationListener<ContextRef
 	 * @param executors each executor bean's name, threads and memory domains
 	 * @param domains the machine's memory domains: CPU ids by domain id
 	 * @param availableProcessors the JVM's CPU count (it includes container quotas)
-	 * @return one line per executor with more threads than cores, then one per pair that oversubscribes
-	 *         the cores it shares; empty when every thread has a core
+	 * @return one line per executor with more threads than cores, then one per pair of executors that
+	 *         pin threads and oversubscribe the cores they share; empty when every thread has a core
 	 */
 	static List<String> warnings(List<Placed> executors, Map<Integer, List<Integer>> domains, int availableProcessors) {
 		List<String> warnings = new ArrayList<>();
@@ -93,6 +102,9 @@ final class UformOversubscriptionCheck implements ApplicationListener<ContextRef
 
 	private static String sharing(Placed first, Placed second, Map<Integer, List<Integer>> domains,
 			int availableProcessors) {
+		if (first.threads() < 2 || second.threads() < 2) {
+			return null;
+		}
 		List<Integer> shared = new ArrayList<>(first.domains());
 		shared.retainAll(second.domains());
 		if (shared.isEmpty()) {

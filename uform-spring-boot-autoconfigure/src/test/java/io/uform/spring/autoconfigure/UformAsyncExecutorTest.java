@@ -138,6 +138,47 @@ class UformAsyncExecutorTest {
 	}
 
 	@Test
+	void aSaturatedViewWithAWaitHoldsTheSubmitterUntilASlotFrees() {
+		this.contextRunner
+			.withPropertyValues("uform.ram.async-executor=true", "uform.ram.deferred-limit=1",
+					"uform.ram.async-executor-max-wait=30s")
+			.run((context) -> {
+				AsyncTaskExecutor view = context.getBean(RAM_VIEW, AsyncTaskExecutor.class);
+				CountDownLatch release = new CountDownLatch(1);
+				Future<?> holding = view.submit(() -> {
+					release.await();
+					return null;
+				});
+				CompletableFuture<Future<String>> second = new CompletableFuture<>();
+				Thread submitter = new Thread(() -> {
+					try {
+						second.complete(view.submit(() -> "second"));
+					}
+					catch (Throwable ex) {
+						second.completeExceptionally(ex);
+					}
+				}, "submitter");
+				try {
+					submitter.start();
+					// It waits for the slot (parked), and has neither been rejected nor returned.
+					long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+					while (submitter.getState() != Thread.State.TIMED_WAITING && !second.isDone()
+							&& System.nanoTime() < deadline) {
+						Thread.sleep(5);
+					}
+					assertThat(second).as("the second submit while the only slot is taken").isNotDone();
+					assertThat(submitter.getState()).isEqualTo(Thread.State.TIMED_WAITING);
+				}
+				finally {
+					release.countDown();
+				}
+				holding.get(10, TimeUnit.SECONDS);
+				assertThat(second.get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS)).isEqualTo("second");
+				submitter.join(TimeUnit.SECONDS.toMillis(10));
+			});
+	}
+
+	@Test
 	void theVramExecutorHasItsViewToo() {
 		this.contextRunner
 			.withPropertyValues("uform.vram.enabled=true", "uform.devices.simulated=1", "uform.vram.async-executor=true")
