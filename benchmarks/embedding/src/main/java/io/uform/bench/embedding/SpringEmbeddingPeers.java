@@ -290,6 +290,8 @@ public final class SpringEmbeddingPeers {
 	 */
 	static final class InitTimer implements BeanPostProcessor {
 
+		// Both callbacks run on the thread that makes the bean (the one starting the context); nanos is read
+		// after the context has started, on that thread too: volatile only so that no other reader is wrong.
 		private long began;
 
 		volatile long nanos;
