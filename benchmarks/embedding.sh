@@ -6,6 +6,10 @@
 #
 #   benchmarks/embedding.sh [rounds]      (default 5; about 3 minutes on 2 cores)
 #
+# MAIN picks another main of the module: MAIN=io.uform.bench.embedding.SpringEmbeddingPeers runs the same Spring
+# Boot application with the starter's model, with Spring AI's TransformersEmbeddingModel and with none: startup
+# (start, model load, first call) and throughput through Spring AI's EmbeddingModel (issue #41).
+#
 # Builds the module's classes in the reactor (-Pbench; the first build downloads Spring AI and
 # PyTorch's natives for DJL, ~200 MB), then runs the main. Every peer uses every core: run it alone
 # (on the shared machine: flock -x /tmp/uform-cpu.lock benchmarks/embedding.sh).

@@ -82,16 +82,7 @@ public final class EmbeddingPeers {
 				for (Peer peer : peers) {
 					workload.run(peer, callers);
 				}
-				long[][] nanos = new long[peers.size()][rounds];
-				for (int r = 0; r < rounds; r++) {
-					for (int i = 0; i < peers.size(); i++) {
-						int p = (i + r) % peers.size();
-						long start = System.nanoTime();
-						workload.run(peers.get(p), callers);
-						nanos[p][r] = System.nanoTime() - start;
-					}
-				}
-				report(workload, peers, nanos);
+				report(workload, peers, time(workload, peers, callers, rounds));
 			}
 		}
 		finally {
@@ -103,12 +94,55 @@ public final class EmbeddingPeers {
 	}
 
 	/**
+	 * Times a workload on every peer, {@link #interleave interleaved}.
+	 * @return nanoseconds per peer and round
+	 */
+	static long[][] time(Workload workload, List<? extends Peer> peers, ExecutorService callers, int rounds)
+			throws Exception {
+		long[][] nanos = new long[peers.size()][rounds];
+		interleave(peers.size(), rounds, (p, r) -> {
+			long start = System.nanoTime();
+			workload.run(peers.get(p), callers);
+			nanos[p][r] = System.nanoTime() - start;
+		});
+		return nanos;
+	}
+
+	/**
+	 * Runs every side once a round, the order rotating by one each round, so that the shared machine's
+	 * slow moments, and whatever one side leaves behind for the next (a pool still spinning, garbage),
+	 * fall on all sides alike.
+	 * @param sides how many sides
+	 * @param rounds how many rounds
+	 * @param turn one side's turn in one round
+	 */
+	static void interleave(int sides, int rounds, Turn turn) throws Exception {
+		for (int r = 0; r < rounds; r++) {
+			for (int i = 0; i < sides; i++) {
+				turn.run((i + r) % sides, r);
+			}
+		}
+	}
+
+	/** One side's turn in one round of {@link #interleave}. */
+	@FunctionalInterface
+	interface Turn {
+
+		/**
+		 * Runs the side once.
+		 * @param side the side's index
+		 * @param round the round's index
+		 */
+		void run(int side, int round) throws Exception;
+	}
+
+	/**
 	 * Every peer's vectors against uform's (the first peer's). A peer that pads a batch into one call
 	 * cannot match to {@value #MIN_COSINE} on this model: its activations are quantized with one scale
 	 * per call, padding included, so each vector shifts with its batch. Those are reported, and the run
 	 * stops only where a peer is far off ({@value #WRONG_COSINE}: another model or other tokens).
 	 */
-	private static void check(Workload workload, List<Peer> peers, ExecutorService callers) throws Exception {
+	static void check(Workload workload, List<? extends Peer> peers, ExecutorService callers) throws Exception {
 		float[][] reference = workload.run(peers.get(0), callers);
 		StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%n%s, least cosine to %s (texts under %s):",
 				workload.name(), peers.get(0).name(), MIN_COSINE));
@@ -125,7 +159,7 @@ public final class EmbeddingPeers {
 		System.out.println(line);
 	}
 
-	private static void report(Workload workload, List<Peer> peers, long[][] nanos) {
+	static void report(Workload workload, List<? extends Peer> peers, long[][] nanos) {
 		System.out.printf(Locale.ROOT, "%-18s %9s %9s   %s%n", "peer", "texts/s", "median ms",
 				peers.get(0).name() + " over it: median [min-max] of rounds");
 		for (int p = 0; p < peers.size(); p++) {
@@ -142,7 +176,7 @@ public final class EmbeddingPeers {
 		}
 	}
 
-	private static double median(long[] values) {
+	static double median(long[] values) {
 		long[] sorted = values.clone();
 		Arrays.sort(sorted);
 		return (sorted.length % 2 == 1) ? sorted[sorted.length / 2]
@@ -150,7 +184,7 @@ public final class EmbeddingPeers {
 	}
 
 	/** The paragraphs every peer embeds whole, and what they are. */
-	private static List<String> fitting(List<String> paragraphs) throws Exception {
+	static List<String> fitting(List<String> paragraphs) throws Exception {
 		List<String> texts = new ArrayList<>();
 		List<Integer> tokens = new ArrayList<>();
 		try (InputStream json = ModelFiles.open(ModelFiles.TOKENIZER);

@@ -7,8 +7,9 @@ import org.springframework.ai.transformers.TransformersEmbeddingModel;
 /**
  * Spring AI's {@link TransformersEmbeddingModel} at its defaults, given the model file and tokenizer of
  * langchain4j's jar: one ONNX Runtime session at ONNX Runtime's default threading (an intra-op pool of
- * one thread per core), a batch as one call padded as {@code tokenizer.json} says (to 128 tokens), mean
- * pooling with DJL's PyTorch engine. Caching is off only because the files are already local.
+ * one thread per core), a batch as one call padded to its longest text (DJL's tokenizer pads so by
+ * default; the 128 tokens {@code tokenizer.json} fixes are not applied), mean pooling with DJL's PyTorch
+ * engine. Caching is off only because the files are already local.
  */
 final class SpringAiPeer implements Peer {
 
