@@ -6,7 +6,6 @@ import java.util.function.ToIntFunction;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -35,32 +34,19 @@ public final class UformMeshMetrics implements MeterBinder {
 
 	private final String name;
 
-	private final Iterable<Tag> tags;
-
 	/**
 	 * Binds a mesh under a name.
 	 * @param mesh the mesh
 	 * @param name the {@code name} tag, the mesh's bean name in Spring
 	 */
 	public UformMeshMetrics(Mesh mesh, String name) {
-		this(mesh, name, Tags.empty());
-	}
-
-	/**
-	 * Binds a mesh under a name, with extra tags on every meter.
-	 * @param mesh the mesh
-	 * @param name the {@code name} tag, the mesh's bean name in Spring
-	 * @param tags added to every meter
-	 */
-	public UformMeshMetrics(Mesh mesh, String name, Iterable<Tag> tags) {
 		this.mesh = mesh;
 		this.name = name;
-		this.tags = tags;
 	}
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		Tags tags = Tags.concat(this.tags, "name", this.name);
+		Tags tags = Tags.of("name", this.name);
 		Gauge.builder("uform.mesh.hosts", this.mesh, (mesh) -> described(mesh, MeshDescription::hostDomainCount))
 			.tags(tags)
 			.description("Processes in the mesh's run, one per host")
