@@ -20,7 +20,8 @@ import io.uform.ScratchStatistics;
  * Binds one uform {@link Executor}'s statistics to a registry, as Micrometer's
  * {@code ExecutorServiceMetrics} binds a {@code ThreadPoolExecutor}: the same meter names where they
  * mean the same thing, so dashboards built for JVM executors show uform executors too, and
- * {@code uform.executor.*} and {@code uform.scratch.*} for what only uform has.
+ * {@code uform.executor.*} and {@code uform.scratch.*} for what only uform has. The tables of
+ * {@code docs/actuator.md} (Metrics) list every meter, its unit and what it counts.
  *
  * <h2>Micrometer's names, and what they count here</h2>
  * Tagged {@code name} only (the executor's bean name), exactly as Boot tags its own task executors:
@@ -28,30 +29,13 @@ import io.uform.ScratchStatistics;
  * different set of tag keys, so an extra tag here would hide either these series or
  * {@code applicationTaskExecutor}'s. What a uform executor queues and runs asynchronously is its
  * deferred calls ({@link Executor#defer}); forks run on the calling thread and return when done.
- * <ul>
- * <li>{@code executor.completed} (tasks, counter): deferred calls that ran to an end, returned or
- * threw, as {@code ThreadPoolExecutor.getCompletedTaskCount()} counts tasks that threw too; the
- * failed ones alone are {@code uform.executor.deferred.failed}.</li>
- * <li>{@code executor.active} (threads): deferred calls running now, 0 or 1 (one deferred thread runs
- * them in order).</li>
- * <li>{@code executor.queued} (tasks): deferred calls accepted and not yet started.</li>
- * <li>{@code executor.queue.remaining} (tasks): {@code deferredLimit} minus calls in flight, how many
- * more {@code defer} accepts without waiting for a slot.</li>
- * <li>{@code executor.pool.size}, {@code executor.pool.core}, {@code executor.pool.max} (threads):
- * the threads taking part in a fork, the caller's included; a uform pool has a fixed size, so the
- * three are equal.</li>
- * </ul>
+ * {@code executor.completed} counts calls that threw too, as
+ * {@code ThreadPoolExecutor.getCompletedTaskCount()} counts tasks that threw; a uform pool has a fixed
+ * size, so the three {@code executor.pool.*} gauges are equal.
  *
- * <h2>uform's own</h2>
- * Tagged {@code name} and {@code kind} ({@code ram} or {@code vram}):
- * {@code uform.executor.forks} (counter), {@code uform.executor.deferred.in.flight} and
- * {@code uform.executor.deferred.limit} (gauges), {@code uform.executor.deferred.failed},
- * {@code .cancelled} and {@code .rejected} (counters), and the function timers
- * {@code uform.executor.deferred.wait} (accepted to started) and {@code uform.executor.deferred.run}
- * (started to returned). A VRAM executor adds, per device (tags {@code name} and {@code device}, the
- * ordinal in {@code Uform.gpuDevices()}), {@code uform.scratch.reserved}, {@code uform.scratch.used},
- * {@code uform.scratch.high.water} and, where a {@code scratchLimit} is set, {@code uform.scratch.limit},
- * in bytes.
+ * <p>uform's own meters are tagged {@code name} and {@code kind} ({@code ram} or {@code vram}); a
+ * VRAM executor's scratch meters {@code name} and {@code device} (the ordinal in
+ * {@code Uform.gpuDevices()}), {@code uform.scratch.limit} only where a {@code scratchLimit} is set.
  *
  * <h2>Lifetime</h2>
  * Every meter holds the executor through Micrometer's default weak reference and reads it through a

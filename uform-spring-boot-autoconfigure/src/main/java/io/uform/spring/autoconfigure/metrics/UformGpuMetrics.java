@@ -87,11 +87,9 @@ public final class UformGpuMetrics implements MeterBinder {
 					Tag.of("vendor", device.vendor().name().toLowerCase(Locale.ROOT)),
 					Tag.of("gpu.class", orUnknown(device.gpuClass())));
 			GpuReadings now = this.sampler.readings(ordinal);
-			register(registry, now, ordinal, tags, Reading.MEMORY_USED);
-			register(registry, now, ordinal, tags, Reading.MEMORY_TOTAL);
-			register(registry, now, ordinal, tags, Reading.UTILIZATION);
-			register(registry, now, ordinal, tags, Reading.POWER);
-			register(registry, now, ordinal, tags, Reading.TEMPERATURE);
+			for (Reading reading : Reading.values()) {
+				register(registry, now, ordinal, tags, reading);
+			}
 		}
 	}
 
