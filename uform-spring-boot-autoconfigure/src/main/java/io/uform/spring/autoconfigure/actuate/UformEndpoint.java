@@ -166,7 +166,7 @@ public class UformEndpoint {
 		if (!EXECUTORS.equals(part)) {
 			return null;
 		}
-		Executor executor = UformFacts.executors(this.beans).get(name);
+		Executor executor = UformFacts.existing(this.beans, Executor.class).get(name);
 		return (executor != null) ? ExecutorDescriptor.of(executor.statistics()) : null;
 	}
 
@@ -208,7 +208,7 @@ public class UformEndpoint {
 
 	private Map<String, ExecutorDescriptor> executors() {
 		Map<String, ExecutorDescriptor> described = new LinkedHashMap<>();
-		UformFacts.executors(this.beans)
+		UformFacts.existing(this.beans, Executor.class)
 			.forEach((name, executor) -> described.put(name, ExecutorDescriptor.of(executor.statistics())));
 		return described;
 	}
@@ -221,7 +221,7 @@ public class UformEndpoint {
 	}
 
 	private @Nullable MeshDescriptor mesh(List<GpuDevice> listed) {
-		Map<String, Mesh> meshes = UformFacts.meshes(this.beans);
+		Map<String, Mesh> meshes = UformFacts.existing(this.beans, Mesh.class);
 		if (meshes.isEmpty()) {
 			return null;
 		}

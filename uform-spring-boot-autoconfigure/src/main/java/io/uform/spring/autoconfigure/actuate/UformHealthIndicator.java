@@ -88,11 +88,11 @@ public class UformHealthIndicator extends AbstractHealthIndicator {
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		List<GpuDevice> listed = this.devices.get();
-		Map<String, Executor> executorBeans = UformFacts.executors(this.context);
+		Map<String, Executor> executorBeans = UformFacts.existing(this.context, Executor.class);
 		Map<String, ExecutorStatistics> snapshots = new LinkedHashMap<>();
 		executorBeans.forEach((name, executor) -> snapshots.put(name, executor.statistics()));
 		Map<String, MeshLiveness> meshBeans = new LinkedHashMap<>();
-		UformFacts.meshes(this.context).forEach((name, mesh) -> meshBeans.put(name, mesh.liveness()));
+		UformFacts.existing(this.context, Mesh.class).forEach((name, mesh) -> meshBeans.put(name, mesh.liveness()));
 		// Read after the states, never before: a close is marked closed before it stops or frees anything,
 		// so what was seen freed above because the context closes is seen closing here. Read first, a close
 		// that began between the two reads would turn its own, planned, free into a DOWN.
