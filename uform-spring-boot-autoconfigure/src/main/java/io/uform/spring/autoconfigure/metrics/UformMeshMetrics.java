@@ -16,13 +16,11 @@ import io.uform.MeshLiveness;
 import io.uform.UformException;
 
 /**
- * Binds a {@link Mesh} to a registry, tagged {@code name} (the mesh's bean name):
- * {@code uform.mesh.hosts} (processes in the run, one per host), {@code uform.mesh.index} (this
- * process's index among them) and {@code uform.mesh.bootstrap} (a time gauge, seconds: how long
- * {@link Mesh#bootstrap} took, mostly the wait for the last process to arrive) and
- * {@code uform.mesh.deaths} (a counter: the deaths of processes of the run this process learned of,
- * itself expelled included; the mesh breaks at the first, so it goes from 0 to 1 once, and a sum over
- * the run's processes says how many saw it).
+ * Binds a {@link Mesh} to a registry, tagged {@code name} (the mesh's bean name): its processes, this
+ * process's index, how long {@link Mesh#bootstrap} took (mostly the wait for the last process) and
+ * the deaths of the run's processes this process learned of (0, then 1: the mesh breaks at the first,
+ * so a sum over the run's processes says how many saw it). The table of {@code docs/actuator.md}
+ * (Metrics, Mesh) names each meter.
  *
  * <p>The gauges hold the mesh weakly and capture nothing else of it. After {@link Mesh#free()} the
  * mesh no longer describes itself, so {@code hosts} and {@code index} read {@code NaN}; the bootstrap
