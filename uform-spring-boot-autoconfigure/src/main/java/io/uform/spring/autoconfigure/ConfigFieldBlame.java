@@ -164,7 +164,8 @@ final class ConfigFieldBlame<C extends Record, K> {
 		return null;
 	}
 
-	private static @Nullable Object read(RecordComponent field, Record config) {
+	/** A config's field, read through its accessor. */
+	static @Nullable Object read(RecordComponent field, Record config) {
 		try {
 			return field.getAccessor().invoke(config);
 		}

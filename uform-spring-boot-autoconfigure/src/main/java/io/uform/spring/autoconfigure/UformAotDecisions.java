@@ -51,24 +51,18 @@ public class UformAotDecisions implements ApplicationListener<ApplicationPrepare
 	 */
 	static void check(Environment environment, ConfigurableListableBeanFactory beans) {
 		ConditionOutcome vram = OnVramEnabledCondition.outcome(environment);
-		if (vram.isMatch() && !beans.containsBeanDefinition(VRAM_BEAN)) {
+		if (vram.isMatch() ? !beans.containsBeanDefinition(VRAM_BEAN)
+				: madeBy(beans, VRAM_BEAN, UformExecutorConfigurations.VramExecutorConfiguration.class)) {
 			throw mismatch(OnVramEnabledCondition.PROPERTY, OnVramEnabledCondition.Setting.of(environment).written(),
-					"was built (process-aot) without a VRAM executor", vram);
-		}
-		if (!vram.isMatch() && madeBy(beans, VRAM_BEAN, UformExecutorConfigurations.VramExecutorConfiguration.class)) {
-			throw mismatch(OnVramEnabledCondition.PROPERTY, OnVramEnabledCondition.Setting.of(environment).written(),
-					"was built (process-aot) with a VRAM executor", vram);
+					"was built (process-aot) " + (vram.isMatch() ? "without" : "with") + " a VRAM executor", vram);
 		}
 		ConditionOutcome mesh = OnMeshCondition.outcome(environment);
 		String meshProperty = (environment.getProperty("uform.mesh.host-domain-count") != null)
 				? "uform.mesh.host-domain-count" : "uform.mesh.directory";
-		if (mesh.isMatch() && !beans.containsBeanDefinition(MESH_BEAN)) {
-			throw mismatch(meshProperty, environment.getProperty(meshProperty), "was built (process-aot) without a mesh",
-					mesh);
-		}
-		if (!mesh.isMatch() && madeBy(beans, MESH_OPTIONS_BEAN, UformMeshConfiguration.class)) {
-			throw mismatch(meshProperty, environment.getProperty(meshProperty), "was built (process-aot) to join a mesh",
-					mesh);
+		if (mesh.isMatch() ? !beans.containsBeanDefinition(MESH_BEAN)
+				: madeBy(beans, MESH_OPTIONS_BEAN, UformMeshConfiguration.class)) {
+			throw mismatch(meshProperty, environment.getProperty(meshProperty),
+					"was built (process-aot) " + (mesh.isMatch() ? "without a mesh" : "to join a mesh"), mesh);
 		}
 	}
 

@@ -1,5 +1,6 @@
 package io.uform.spring.autoconfigure;
 
+import java.lang.reflect.RecordComponent;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -159,22 +160,13 @@ public final class UformMeshSources {
 	 */
 	public Map<String, String> origins(MeshOptions effective) {
 		Map<String, String> origins = new LinkedHashMap<>(this.origins);
-		changedInCode(origins, "hostDomainIndex", this.options.hostDomainIndex(), effective.hostDomainIndex());
-		changedInCode(origins, "hostDomainCount", this.options.hostDomainCount(), effective.hostDomainCount());
-		changedInCode(origins, "job", this.options.job(), effective.job());
-		changedInCode(origins, "directory", this.options.directory(), effective.directory());
-		changedInCode(origins, "gpusPerMultimemDomain", this.options.gpusPerMultimemDomain(),
-				effective.gpusPerMultimemDomain());
-		changedInCode(origins, "timeout", this.options.timeout(), effective.timeout());
-		changedInCode(origins, "livenessTimeout", this.options.livenessTimeout(), effective.livenessTimeout());
-		return origins;
-	}
-
-	private static void changedInCode(Map<String, String> origins, String field, @Nullable Object made,
-			@Nullable Object effective) {
-		if (!Objects.equals(made, effective)) {
-			origins.put(field, "set in code (a MeshOptionsCustomizer or MeshOptions bean)");
+		// Every origin but the launcher's is named after the MeshOptions component it is of.
+		for (RecordComponent option : MeshOptions.class.getRecordComponents()) {
+			if (!Objects.equals(ConfigFieldBlame.read(option, this.options), ConfigFieldBlame.read(option, effective))) {
+				origins.put(option.getName(), "set in code (a MeshOptionsCustomizer or MeshOptions bean)");
+			}
 		}
+		return origins;
 	}
 
 	private static String origin(Environment environment, String property, @Nullable Object explicit,

@@ -171,10 +171,7 @@ public class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered 
 		if (read == null) {
 			return false;
 		}
-		SimulatedGpus wanted = SimulatedGpus.read(single(systemProperty, value), Map.of());
-		boolean same = systemProperty.equals(SimulatedGpus.COUNT_PROPERTY) ? wanted.count() == read.count()
-				: wanted.memoryBytes() == read.memoryBytes();
-		if (!same) {
+		if (!same(systemProperty, read(systemProperty, value), read)) {
 			String found = (read.count() > 0) ? read.note() : "no simulated devices";
 			this.logger.warn(setting + " cannot take effect any more: GPU discovery already ran in this JVM and found "
 					+ found + ". Set the system property " + systemProperty + "=" + value
@@ -185,19 +182,21 @@ public class UformSimulatedDevices implements EnvironmentPostProcessor, Ordered 
 
 	/** Whether two values of one uform setting mean the same, read as uform reads them. */
 	private static boolean sameMeaning(String systemProperty, String jvmValue, String springValue) {
-		SimulatedGpus jvm = SimulatedGpus.read(single(systemProperty, jvmValue), Map.of());
-		SimulatedGpus spring = SimulatedGpus.read(single(systemProperty, springValue), Map.of());
-		if (!jvm.problems().isEmpty()) {
-			return false;
-		}
-		return systemProperty.equals(SimulatedGpus.COUNT_PROPERTY) ? jvm.count() == spring.count()
-				: jvm.memoryBytes() == spring.memoryBytes();
+		SimulatedGpus jvm = read(systemProperty, jvmValue);
+		return jvm.problems().isEmpty() && same(systemProperty, jvm, read(systemProperty, springValue));
 	}
 
-	private static Properties single(String name, String value) {
+	/** Whether two readings agree on the setting of that system property: the count, or the memory. */
+	private static boolean same(String systemProperty, SimulatedGpus one, SimulatedGpus other) {
+		return systemProperty.equals(SimulatedGpus.COUNT_PROPERTY) ? one.count() == other.count()
+				: one.memoryBytes() == other.memoryBytes();
+	}
+
+	/** One setting read as uform reads it, alone. */
+	private static SimulatedGpus read(String systemProperty, String value) {
 		Properties properties = new Properties();
-		properties.setProperty(name, value);
-		return properties;
+		properties.setProperty(systemProperty, value);
+		return SimulatedGpus.read(properties, Map.of());
 	}
 
 	private static int count(Setting setting) {

@@ -77,7 +77,7 @@ class UformMeshBrokenTest {
 			assertThat(down.getDetails().get("mesh")).isEqualTo(Map.of("uformMesh", "broken"));
 			UformEndpoint.MeshDescriptor described = (UformEndpoint.MeshDescriptor) new UformEndpoint(
 					context.getBeanFactory()).part(UformEndpoint.MESH);
-			assertThat(described.state()).isEqualTo(UformEndpoint.MESH_BROKEN);
+			assertThat(described.state()).isEqualTo("broken");
 			assertThat(described.hostDomainCount()).as("the description stays").isEqualTo(2);
 			assertThat(described.dead().index()).isEqualTo(1);
 			assertThat(described.dead().pid()).isEqualTo(pid);

@@ -1,6 +1,7 @@
 package io.uform.spring.autoconfigure;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import io.uform.Mesh;
 import io.uform.MeshDescription;
+import io.uform.MeshLauncher;
 import io.uform.MeshOptions;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -109,6 +111,24 @@ class UformMeshLauncherTest {
 		assertThat(output).contains("Joined uform mesh bean 'uformMesh'")
 			.contains("values from: launcher slurm (auto), hostDomainIndex SLURM_PROCID (slurm launcher), "
 					+ "hostDomainCount SLURM_NTASKS (slurm launcher), job uform.mesh.job");
+	}
+
+	@Test
+	void anOptionACustomizerChangedIsSaidToBeSetInCodeAndTheOthersKeepTheirOrigins() {
+		UformProperties properties = new UformProperties();
+		properties.getMesh().setHostDomainCount(1);
+		properties.getMesh().setLauncher(MeshLauncher.NONE);
+		UformMeshSources sources = UformMeshSources.of(properties, new StandardEnvironment());
+		Map<String, String> origins = sources
+			.origins(sources.options().withTimeout(Duration.ofSeconds(5)).withJob("from-code"));
+		assertThat(origins.keySet()).containsExactly("launcher", "hostDomainIndex", "hostDomainCount", "job", "directory",
+				"gpusPerMultimemDomain", "timeout", "livenessTimeout");
+		assertThat(origins).containsEntry("timeout", "set in code (a MeshOptionsCustomizer or MeshOptions bean)")
+			.containsEntry("job", "set in code (a MeshOptionsCustomizer or MeshOptions bean)")
+			.containsEntry("hostDomainCount", "uform.mesh.host-domain-count")
+			.containsEntry("livenessTimeout", "unset: 10s");
+		assertThat(sources.origins(sources.options())).doesNotContainValue(
+				"set in code (a MeshOptionsCustomizer or MeshOptions bean)");
 	}
 
 	@Test

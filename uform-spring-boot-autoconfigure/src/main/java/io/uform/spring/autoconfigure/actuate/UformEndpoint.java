@@ -3,6 +3,7 @@ package io.uform.spring.autoconfigure.actuate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
@@ -73,18 +74,6 @@ public class UformEndpoint {
 
 	/** The {@code part} selector of the mesh section. */
 	public static final String MESH = "mesh";
-
-	/** {@link MeshDescriptor#state()} of a mesh this process is part of. */
-	public static final String MESH_JOINED = "joined";
-
-	/** {@link MeshDescriptor#state()} of a mesh that was freed (this process left the run). */
-	public static final String MESH_FREED = "freed";
-
-	/** {@link MeshDescriptor#state()} of a mesh one of whose processes died: the run cannot go on. */
-	public static final String MESH_BROKEN = "broken";
-
-	/** {@link MeshDescriptor#state()} of a mesh whose other processes declared this one dead. */
-	public static final String MESH_EXPELLED = "expelled";
 
 	private final ListableBeanFactory beans;
 
@@ -177,7 +166,7 @@ public class UformEndpoint {
 		if (!EXECUTORS.equals(part)) {
 			return null;
 		}
-		Executor executor = UformFacts.executors(this.beans).get(name);
+		Executor executor = UformFacts.existing(this.beans, Executor.class).get(name);
 		return (executor != null) ? ExecutorDescriptor.of(executor.statistics()) : null;
 	}
 
@@ -219,7 +208,7 @@ public class UformEndpoint {
 
 	private Map<String, ExecutorDescriptor> executors() {
 		Map<String, ExecutorDescriptor> described = new LinkedHashMap<>();
-		UformFacts.executors(this.beans)
+		UformFacts.existing(this.beans, Executor.class)
 			.forEach((name, executor) -> described.put(name, ExecutorDescriptor.of(executor.statistics())));
 		return described;
 	}
@@ -232,7 +221,7 @@ public class UformEndpoint {
 	}
 
 	private @Nullable MeshDescriptor mesh(List<GpuDevice> listed) {
-		Map<String, Mesh> meshes = UformFacts.meshes(this.beans);
+		Map<String, Mesh> meshes = UformFacts.existing(this.beans, Mesh.class);
 		if (meshes.isEmpty()) {
 			return null;
 		}
@@ -289,25 +278,10 @@ public class UformEndpoint {
 	}
 
 	/**
-	 * One GPU: every field of {@link GpuDevice}, whether it is simulated, and what its vendor reports now.
-	 *
-	 * @param ordinal its position in {@link Uform#gpuDevices()}, as {@code uform.vram.devices} names it
-	 * @param vendor {@code NVIDIA}, {@code AMD}, or {@code SIMULATED} for host memory presenting itself
-	 *        as a GPU
-	 * @param vendorOrdinal its ordinal as {@code nvidia-smi} or {@code rocm-smi} lists it; {@code -1}
-	 *        where unknown
-	 * @param gpuClass the class its kernels run as, like {@code nvidia-hopper}; left out where uform has
-	 *        none
-	 * @param computeUnits streaming multiprocessors (NVIDIA) or compute units (AMD)
-	 * @param memoryBytes device memory, as discovery found it
-	 * @param name the vendor's name for it
-	 * @param uuid the vendor's unique id, to match it with {@code nvidia-smi}, DCGM or {@code rocm-smi};
-	 *        left out where the vendor gives none
-	 * @param pciBusId {@code domain:bus:device.function}; left out where unknown
-	 * @param simulated whether it is a simulated device ({@code uform.devices.simulated})
-	 * @param readings what the vendor reports now ({@code memoryUsedBytes}, {@code memoryTotalBytes},
-	 *        {@code utilizationPercent}, {@code powerWatts}, {@code temperatureCelsius}), each left out
-	 *        where it is not reported; the whole left out when the device could not be read
+	 * One GPU: every field of {@link GpuDevice}, whether it is simulated, and what its vendor reports now
+	 * (each reading left out where it is not reported; {@code readings} left out when the device could
+	 * not be read). The table of {@code docs/actuator.md}, section {@code devices}, says what each
+	 * component holds.
 	 */
 	public record DeviceDescriptor(int ordinal, GpuVendor vendor, int vendorOrdinal, @Nullable String gpuClass,
 			int computeUnits, long memoryBytes, String name, @Nullable String uuid, @Nullable String pciBusId,
@@ -321,26 +295,15 @@ public class UformEndpoint {
 	}
 
 	/**
-	 * One executor bean, from a {@link Executor#statistics()} snapshot.
-	 *
-	 * @param name uform's name for it, which its threads' names start with after {@code uform-}
-	 * @param kind {@code RAM} (host threads) or {@code VRAM} (GPU streams)
-	 * @param state {@code RUNNING}, {@code DRAINING}, {@code CLOSING} (new deferred calls refused) or
-	 *        {@code FREED}
-	 * @param mood what idle threads do: {@code PARKED} or {@code GRINDING}
-	 * @param config the configuration it runs with, absent properties filled in with what was derived
-	 * @param colocations how many memory domains the threads span
-	 * @param pinning {@code pinned}, or {@code not pinned: } and why
-	 * @param forks forks run so far
-	 * @param deferred its deferred calls
-	 * @param scratch a VRAM executor's activation scratch, one entry per device; empty for a RAM executor
+	 * One executor bean, from a {@link Executor#statistics()} snapshot; {@code scratch} has an entry per
+	 * device of a VRAM executor, none for a RAM executor. The table of {@code docs/actuator.md}, section
+	 * {@code executors}, says what each component holds.
 	 */
 	public record ExecutorDescriptor(String name, Executor.Kind kind, Executor.State state, Mood mood,
 			ExecutorConfigDescriptor config, int colocations, String pinning, long forks, DeferredDescriptor deferred,
-			List<ScratchDescriptor> scratch) implements OperationResponseBody {
+			List<ScratchStatistics> scratch) implements OperationResponseBody {
 
 		static ExecutorDescriptor of(ExecutorStatistics statistics) {
-			List<ScratchDescriptor> scratch = statistics.scratch().stream().map(ScratchDescriptor::of).toList();
 			Long scratchLimit = statistics.scratch().isEmpty() ? null : statistics.scratch().get(0).limitBytes();
 			String streams = (statistics.kind() != Executor.Kind.VRAM) ? null
 					: statistics.borrowedStreams() ? "borrowed" : "own";
@@ -351,7 +314,8 @@ public class UformEndpoint {
 					statistics.deferredLimit(), statistics.deferredCompleted(), statistics.deferredFailed(),
 					statistics.deferredCancelled(), statistics.deferredRejected());
 			return new ExecutorDescriptor(statistics.name(), statistics.kind(), statistics.state(), statistics.mood(),
-					config, statistics.colocations(), statistics.pinning(), statistics.forks(), deferred, scratch);
+					config, statistics.colocations(), statistics.pinning(), statistics.forks(), deferred,
+					statistics.scratch());
 		}
 	}
 
@@ -395,46 +359,12 @@ public class UformEndpoint {
 	}
 
 	/**
-	 * The activation scratch of one device of a VRAM executor.
-	 *
-	 * @param device the device's position among the executor's devices
-	 * @param ordinal the device's position in {@link Uform#gpuDevices()}
-	 * @param reservedBytes device memory the scratch holds from the driver
-	 * @param inUseBytes bytes handed out to reservations now
-	 * @param highWaterBytes the most bytes handed out at once so far
-	 * @param limitBytes the executor's scratch limit; left out where there is none
-	 */
-	public record ScratchDescriptor(int device, int ordinal, long reservedBytes, long inUseBytes, long highWaterBytes,
-			@Nullable Long limitBytes) {
-
-		static ScratchDescriptor of(ScratchStatistics scratch) {
-			return new ScratchDescriptor(scratch.device(), scratch.ordinal(), scratch.reservedBytes(),
-					scratch.inUseBytes(), scratch.highWaterBytes(), scratch.limitBytes());
-		}
-	}
-
-	/**
-	 * The mesh: {@link Mesh#describe()} while this process is part of it; only its bean and state once
-	 * it was freed.
-	 *
-	 * @param bean the mesh's bean name
-	 * @param state {@value UformEndpoint#MESH_JOINED}, or {@value UformEndpoint#MESH_FREED} once this
-	 *        process left the run (the other fields are then left out)
-	 * @param hostDomainIndex this process's index in the run, from 0
-	 * @param hostDomainCount processes in the run
-	 * @param gpusPerHost GPUs this process brings
-	 * @param gpusPerMultimemDomain GPUs one NVLink multicast domain spans
-	 * @param multimemDomains how many multicast domains the mesh's GPUs form
-	 * @param multimemTier {@code switch-reduced} or {@code peer-read}
-	 * @param job the run's name; left out for a run with no peers that was given none
-	 * @param devices this process's GPUs, as ordinals in {@link Uform#gpuDevices()} ({@code -1} for one no
-	 *        longer listed)
-	 * @param peerHosts every process's host name, by index
-	 * @param origins where each option the mesh was made from came from (a property and where it was
-	 *        set, a launcher's variable, or unset), by {@code MeshOptions} field, after {@code launcher};
-	 *        left out for a mesh bean the starter did not make
-	 * @param dead the process that died ({@value UformEndpoint#MESH_BROKEN}) or this one
-	 *        ({@value UformEndpoint#MESH_EXPELLED}); left out otherwise
+	 * The mesh: its bean name and state ({@link MeshLiveness.State}'s name in lower case), and
+	 * {@link Mesh#describe()} while this process is part of it ({@code devices} as ordinals in
+	 * {@link Uform#gpuDevices()}, {@code -1} for one no longer listed); only {@code bean}, {@code state}
+	 * and {@code dead} once it was freed. {@code origins} (where each option the mesh was made from came
+	 * from, by {@code MeshOptions} field) is left out for a mesh bean the starter did not make. The table
+	 * of {@code docs/actuator.md}, section {@code mesh}, says what each component holds.
 	 */
 	public record MeshDescriptor(String bean, String state, @Nullable Integer hostDomainIndex,
 			@Nullable Integer hostDomainCount, @Nullable Integer gpusPerHost, @Nullable Integer gpusPerMultimemDomain,
@@ -463,14 +393,14 @@ public class UformEndpoint {
 					description.peerHosts(), origins, dead);
 		}
 
-		/** The state as the endpoint and the health name it. */
+		/**
+		 * The state as the endpoint and the health name it: {@code joined}, {@code broken},
+		 * {@code expelled} or {@code freed}.
+		 * @param liveness the mesh's liveness
+		 * @return the state's name in lower case
+		 */
 		public static String state(MeshLiveness liveness) {
-			return switch (liveness.state()) {
-				case JOINED -> MESH_JOINED;
-				case BROKEN -> MESH_BROKEN;
-				case EXPELLED -> MESH_EXPELLED;
-				case FREED -> MESH_FREED;
-			};
+			return liveness.state().name().toLowerCase(Locale.ROOT);
 		}
 	}
 

@@ -17,8 +17,6 @@ import org.springframework.beans.factory.config.SingletonBeanRegistry;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
-import io.uform.Executor;
-import io.uform.Mesh;
 import io.uform.Uform;
 
 /**
@@ -96,33 +94,21 @@ final class UformFacts {
 	}
 
 	/**
-	 * The executor beans that exist, by bean name, in registration order. Non-default candidates (the
-	 * VRAM executor) are included; a bean that is not made yet (lazy) or not a singleton is left out,
-	 * so that looking never makes an executor.
-	 * @param beans the bean factory
-	 * @return the executors
-	 */
-	static Map<String, Executor> executors(ListableBeanFactory beans) {
-		return made(beans, Executor.class);
-	}
-
-	/**
-	 * The mesh beans that exist, by bean name, as {@link #executors} finds executors.
-	 * @param beans the bean factory
-	 * @return the meshes
-	 */
-	static Map<String, Mesh> meshes(ListableBeanFactory beans) {
-		return made(beans, Mesh.class);
-	}
-
-	/**
-	 * Threads meet here: a health check or an endpoint read on a request thread while the context
+	 * The beans of a type that exist, by bean name, in registration order: the executor or mesh beans.
+	 * Non-default candidates (the VRAM executor) are included; a bean that is not made yet (lazy) or not
+	 * a singleton is left out, so that looking never makes one.
+	 *
+	 * <p>Threads meet here: a health check or an endpoint read on a request thread while the context
 	 * closes on another and destroys its singletons. So each bean is read once, from the singleton
 	 * registry, which answers {@code null} for one destroyed since its name was listed; never with
 	 * {@code getBean} after a check that it exists, which for a bean destroyed in between would make it
 	 * again, or throw {@code BeanCreationNotAllowedException} while the singletons are being destroyed.
+	 * @param beans the bean factory
+	 * @param type {@code Executor} or {@code Mesh}
+	 * @param <T> the type
+	 * @return the beans
 	 */
-	private static <T> Map<String, T> made(ListableBeanFactory beans, Class<T> type) {
+	static <T> Map<String, T> existing(ListableBeanFactory beans, Class<T> type) {
 		SingletonBeanRegistry singletons = singletons(beans);
 		Map<String, T> made = new LinkedHashMap<>();
 		for (String name : beans.getBeanNamesForType(type, false, false)) {

@@ -88,11 +88,11 @@ public class UformHealthIndicator extends AbstractHealthIndicator {
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		List<GpuDevice> listed = this.devices.get();
-		Map<String, Executor> executorBeans = UformFacts.executors(this.context);
+		Map<String, Executor> executorBeans = UformFacts.existing(this.context, Executor.class);
 		Map<String, ExecutorStatistics> snapshots = new LinkedHashMap<>();
 		executorBeans.forEach((name, executor) -> snapshots.put(name, executor.statistics()));
 		Map<String, MeshLiveness> meshBeans = new LinkedHashMap<>();
-		UformFacts.meshes(this.context).forEach((name, mesh) -> meshBeans.put(name, mesh.liveness()));
+		UformFacts.existing(this.context, Mesh.class).forEach((name, mesh) -> meshBeans.put(name, mesh.liveness()));
 		// Read after the states, never before: a close is marked closed before it stops or frees anything,
 		// so what was seen freed above because the context closes is seen closing here. Read first, a close
 		// that began between the two reads would turn its own, planned, free into a DOWN.
@@ -104,46 +104,36 @@ public class UformHealthIndicator extends AbstractHealthIndicator {
 		List<String> ended = new ArrayList<>();
 		Map<String, String> executors = new LinkedHashMap<>();
 		snapshots.forEach((name, statistics) -> {
-			executors.put(name, statistics.state().name());
-			if (statistics.state() == Executor.State.FREED) {
-				if (windingDown) {
-					ended.add("executor '" + name + "' was freed");
-				}
-				else {
-					faults.add("executor '" + name + "' (" + statistics.name() + ") was freed while the application "
-							+ "runs: no work can run on it until the application restarts");
-				}
+			Executor.State state = statistics.state();
+			executors.put(name, state.name());
+			if (state != Executor.State.FREED && state != Executor.State.CLOSING) {
+				checkDevices(name, executorBeans.get(name), statistics, listed, faults);
 				return;
 			}
-			if (statistics.state() == Executor.State.CLOSING) {
-				if (windingDown) {
-					ended.add("executor '" + name + "' refuses new deferred calls");
-				}
-				else {
-					faults.add("executor '" + name + "' (" + statistics.name() + ") refuses new deferred calls while "
-							+ "the application runs (refuseDeferred() was called, or a free() is under way): it is on its way to "
-							+ "being freed");
-				}
-				return;
+			boolean freed = state == Executor.State.FREED;
+			String what = freed ? "was freed" : "refuses new deferred calls";
+			if (windingDown) {
+				ended.add("executor '" + name + "' " + what);
 			}
-			checkDevices(name, executorBeans.get(name), statistics, listed, faults);
+			else {
+				faults.add("executor '" + name + "' (" + statistics.name() + ") " + what + " while the application runs"
+						+ (freed ? ": no work can run on it until the application restarts"
+								: " (refuseDeferred() was called, or a free() is under way): it is on its way to being freed"));
+			}
 		});
 		Map<String, String> meshes = new LinkedHashMap<>();
 		meshBeans.forEach((name, liveness) -> {
-			meshes.put(name, UformEndpoint.MeshDescriptor.state(liveness));
+			String state = UformEndpoint.MeshDescriptor.state(liveness);
+			meshes.put(name, state);
 			if (liveness.state() == MeshLiveness.State.BROKEN || liveness.state() == MeshLiveness.State.EXPELLED) {
 				// A fault even while the context closes: the run needs restarting, whoever stops this process.
-				faults.add("mesh '" + name + "' is " + UformEndpoint.MeshDescriptor.state(liveness) + ": "
-						+ liveness.describe() + "; the run must be restarted");
-				return;
+				faults.add("mesh '" + name + "' is " + state + ": " + liveness.describe() + "; the run must be restarted");
 			}
-			if (liveness.state() == MeshLiveness.State.FREED) {
-				if (windingDown) {
-					ended.add("mesh '" + name + "' left its run");
-				}
-				else {
-					faults.add("mesh '" + name + "' was freed while the application runs: this process left its run");
-				}
+			else if (liveness.state() == MeshLiveness.State.FREED && windingDown) {
+				ended.add("mesh '" + name + "' left its run");
+			}
+			else if (liveness.state() == MeshLiveness.State.FREED) {
+				faults.add("mesh '" + name + "' was freed while the application runs: this process left its run");
 			}
 		});
 		if (!faults.isEmpty()) {

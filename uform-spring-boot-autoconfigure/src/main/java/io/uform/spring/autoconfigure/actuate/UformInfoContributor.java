@@ -35,23 +35,18 @@ public class UformInfoContributor implements InfoContributor {
 
 	private final Supplier<Collection<String>> models;
 
-	/** Makes the contributor for the machine this JVM runs on. */
-	public UformInfoContributor() {
-		this(List::of);
-	}
-
 	/**
 	 * Makes the contributor for the machine this JVM runs on, naming the configured models.
 	 * @param models gives the names of the models of {@code uform.models}
 	 */
 	public UformInfoContributor(Supplier<Collection<String>> models) {
-		this.cpuClass = Uform::bestCpuClass;
-		this.models = models;
+		this(Uform::bestCpuClass, models);
 	}
 
 	/**
 	 * Makes the contributor with a given source for the CPU class, for tests.
 	 * @param cpuClass gives the best CPU class
+	 * @param models gives the names of the models
 	 */
 	UformInfoContributor(Supplier<String> cpuClass, Supplier<Collection<String>> models) {
 		this.cpuClass = cpuClass;

@@ -23,12 +23,11 @@ import io.uform.Uform;
 
 /**
  * Binds the live readings of every GPU this process sees ({@link Uform#gpuDevices()}) to a registry:
- * {@code uform.gpu.memory.used} and {@code uform.gpu.memory.total} (bytes),
- * {@code uform.gpu.utilization} (percent, 0-100), {@code uform.gpu.power} (watts) and
- * {@code uform.gpu.temperature} (celsius), each tagged {@code device} (the ordinal VRAM executors and
+ * memory used and total, utilization, power and temperature, as the table of {@code docs/actuator.md}
+ * (Metrics, GPUs) names them, each tagged {@code device} (the ordinal VRAM executors and
  * {@code uform.scratch.*} use), {@code uuid} (as NVML spells it, {@code GPU-…}, the value of NVIDIA's
- * DCGM exporter's {@code UUID} label), {@code vendor} ({@code nvidia}, {@code amd}, {@code simulated})
- * and {@code gpu.class} (like {@code nvidia-hopper}; {@code unknown} where uform has none).
+ * DCGM exporter's {@code UUID} label), {@code vendor} and {@code gpu.class} ({@code unknown} where
+ * uform has none).
  *
  * <p>A meter is registered only where the vendor reports its reading on that device when the binder
  * is bound ({@link GpuReadings}' field non-null): a card without power sensors gets no
@@ -87,11 +86,9 @@ public final class UformGpuMetrics implements MeterBinder {
 					Tag.of("vendor", device.vendor().name().toLowerCase(Locale.ROOT)),
 					Tag.of("gpu.class", orUnknown(device.gpuClass())));
 			GpuReadings now = this.sampler.readings(ordinal);
-			register(registry, now, ordinal, tags, Reading.MEMORY_USED);
-			register(registry, now, ordinal, tags, Reading.MEMORY_TOTAL);
-			register(registry, now, ordinal, tags, Reading.UTILIZATION);
-			register(registry, now, ordinal, tags, Reading.POWER);
-			register(registry, now, ordinal, tags, Reading.TEMPERATURE);
+			for (Reading reading : Reading.values()) {
+				register(registry, now, ordinal, tags, reading);
+			}
 		}
 	}
 

@@ -6,7 +6,6 @@ import java.util.function.ToIntFunction;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -17,13 +16,11 @@ import io.uform.MeshLiveness;
 import io.uform.UformException;
 
 /**
- * Binds a {@link Mesh} to a registry, tagged {@code name} (the mesh's bean name):
- * {@code uform.mesh.hosts} (processes in the run, one per host), {@code uform.mesh.index} (this
- * process's index among them) and {@code uform.mesh.bootstrap} (a time gauge, seconds: how long
- * {@link Mesh#bootstrap} took, mostly the wait for the last process to arrive) and
- * {@code uform.mesh.deaths} (a counter: the deaths of processes of the run this process learned of,
- * itself expelled included; the mesh breaks at the first, so it goes from 0 to 1 once, and a sum over
- * the run's processes says how many saw it).
+ * Binds a {@link Mesh} to a registry, tagged {@code name} (the mesh's bean name): its processes, this
+ * process's index, how long {@link Mesh#bootstrap} took (mostly the wait for the last process) and
+ * the deaths of the run's processes this process learned of (0, then 1: the mesh breaks at the first,
+ * so a sum over the run's processes says how many saw it). The table of {@code docs/actuator.md}
+ * (Metrics, Mesh) names each meter.
  *
  * <p>The gauges hold the mesh weakly and capture nothing else of it. After {@link Mesh#free()} the
  * mesh no longer describes itself, so {@code hosts} and {@code index} read {@code NaN}; the bootstrap
@@ -35,32 +32,19 @@ public final class UformMeshMetrics implements MeterBinder {
 
 	private final String name;
 
-	private final Iterable<Tag> tags;
-
 	/**
 	 * Binds a mesh under a name.
 	 * @param mesh the mesh
 	 * @param name the {@code name} tag, the mesh's bean name in Spring
 	 */
 	public UformMeshMetrics(Mesh mesh, String name) {
-		this(mesh, name, Tags.empty());
-	}
-
-	/**
-	 * Binds a mesh under a name, with extra tags on every meter.
-	 * @param mesh the mesh
-	 * @param name the {@code name} tag, the mesh's bean name in Spring
-	 * @param tags added to every meter
-	 */
-	public UformMeshMetrics(Mesh mesh, String name, Iterable<Tag> tags) {
 		this.mesh = mesh;
 		this.name = name;
-		this.tags = tags;
 	}
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		Tags tags = Tags.concat(this.tags, "name", this.name);
+		Tags tags = Tags.of("name", this.name);
 		Gauge.builder("uform.mesh.hosts", this.mesh, (mesh) -> described(mesh, MeshDescription::hostDomainCount))
 			.tags(tags)
 			.description("Processes in the mesh's run, one per host")

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -54,8 +55,8 @@ public final class UformMetricsAutoConfiguration {
 
 	@Bean(name = EXECUTOR_METRICS_BEAN_NAME)
 	@ConditionalOnMissingBean(name = EXECUTOR_METRICS_BEAN_NAME)
-	ExecutorBeansMetrics uformExecutorMetrics(ListableBeanFactory beans) {
-		return new ExecutorBeansMetrics(beans);
+	BeansMetrics<Executor> uformExecutorMetrics(ListableBeanFactory beans) {
+		return new BeansMetrics<>(beans, Executor.class, UformExecutorMetrics::new);
 	}
 
 	@Bean(name = GPU_METRICS_BEAN_NAME)
@@ -66,25 +67,43 @@ public final class UformMetricsAutoConfiguration {
 
 	@Bean(name = MESH_METRICS_BEAN_NAME)
 	@ConditionalOnMissingBean(name = MESH_METRICS_BEAN_NAME)
-	MeshBeansMetrics uformMeshMetrics(ListableBeanFactory beans) {
-		return new MeshBeansMetrics(beans);
+	BeansMetrics<Mesh> uformMeshMetrics(ListableBeanFactory beans) {
+		return new BeansMetrics<>(beans, Mesh.class, UformMeshMetrics::new);
 	}
 
 	/**
-	 * A binder of this context's beans whose meters leave the registry when the context closes: a
-	 * registry that outlives the context (shared by contexts made one after another, a static one in
-	 * tests) would otherwise keep meters of freed beans, and a later context's binding of the same ids
-	 * would get those back instead of meters of its own beans.
+	 * Binds every singleton bean of a type under its bean name, and removes the meters it registered
+	 * when the context closes.
+	 *
+	 * <p>The beans are looked up when bound, not when made: by then every singleton exists.
+	 * {@code getBeansOfType} also finds beans declared with {@code defaultCandidate = false}, which
+	 * injection by type would skip. A registry that outlives the context (shared by contexts made one
+	 * after another, a static one in tests) would otherwise keep meters of freed beans, and a later
+	 * context's binding of the same ids would get those back instead of meters of its own beans.
+	 * @param <T> the type of the beans measured
 	 */
-	abstract static class ContextMeters implements MeterBinder, DisposableBean {
+	static final class BeansMetrics<T> implements MeterBinder, DisposableBean {
+
+		private final ListableBeanFactory beans;
+
+		private final Class<T> type;
+
+		private final BiFunction<T, String, MeterBinder> binder;
 
 		private final List<Registered> registered = new ArrayList<>();
 
+		BeansMetrics(ListableBeanFactory beans, Class<T> type, BiFunction<T, String, MeterBinder> binder) {
+			this.beans = beans;
+			this.type = type;
+			this.binder = binder;
+		}
+
 		@Override
-		public final void bindTo(MeterRegistry registry) {
+		public void bindTo(MeterRegistry registry) {
 			Set<Meter> before = Collections.newSetFromMap(new IdentityHashMap<>());
 			before.addAll(registry.getMeters());
-			bind(registry);
+			this.beans.getBeansOfType(this.type, false, true)
+				.forEach((name, bean) -> this.binder.apply(bean, name).bindTo(registry));
 			List<Meter> added = new ArrayList<>();
 			for (Meter meter : registry.getMeters()) {
 				// Only the names these binders register: another thread may register meters meanwhile.
@@ -98,8 +117,6 @@ public final class UformMetricsAutoConfiguration {
 			}
 		}
 
-		abstract void bind(MeterRegistry registry);
-
 		@Override
 		public void destroy() {
 			synchronized (this.registered) {
@@ -111,42 +128,6 @@ public final class UformMetricsAutoConfiguration {
 		}
 
 		private record Registered(MeterRegistry registry, List<Meter> meters) {
-		}
-	}
-
-	/**
-	 * Binds every {@link Executor} singleton bean under its bean name. Looked up when bound, not when
-	 * made: by then every singleton exists. {@code getBeansOfType} also finds beans declared with
-	 * {@code defaultCandidate = false}, which injection by type would skip.
-	 */
-	static final class ExecutorBeansMetrics extends ContextMeters {
-
-		private final ListableBeanFactory beans;
-
-		ExecutorBeansMetrics(ListableBeanFactory beans) {
-			this.beans = beans;
-		}
-
-		@Override
-		void bind(MeterRegistry registry) {
-			this.beans.getBeansOfType(Executor.class, false, true)
-				.forEach((name, executor) -> new UformExecutorMetrics(executor, name).bindTo(registry));
-		}
-	}
-
-	/** Binds every {@link Mesh} singleton bean under its bean name, looked up when bound. */
-	static final class MeshBeansMetrics extends ContextMeters {
-
-		private final ListableBeanFactory beans;
-
-		MeshBeansMetrics(ListableBeanFactory beans) {
-			this.beans = beans;
-		}
-
-		@Override
-		void bind(MeterRegistry registry) {
-			this.beans.getBeansOfType(Mesh.class, false, true)
-				.forEach((name, mesh) -> new UformMeshMetrics(mesh, name).bindTo(registry));
 		}
 	}
 }

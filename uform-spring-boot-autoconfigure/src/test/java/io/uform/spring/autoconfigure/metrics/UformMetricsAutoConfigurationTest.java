@@ -72,8 +72,8 @@ class UformMetricsAutoConfigurationTest {
 				org.springframework.beans.factory.support.DefaultListableBeanFactory beans =
 						new org.springframework.beans.factory.support.DefaultListableBeanFactory();
 				beans.registerSingleton(RAM, ram);
-				UformMetricsAutoConfiguration.ExecutorBeansMetrics binder = new UformMetricsAutoConfiguration.ExecutorBeansMetrics(
-						beans);
+				UformMetricsAutoConfiguration.BeansMetrics<Executor> binder = new UformMetricsAutoConfiguration.BeansMetrics<>(
+						beans, Executor.class, UformExecutorMetrics::new);
 				binder.bindTo(shared);
 				for (int fork = 0; fork < cycle; fork++) {
 					ram.forN(2, (index) -> {
