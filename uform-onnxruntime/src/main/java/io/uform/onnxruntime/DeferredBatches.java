@@ -3,6 +3,7 @@ package io.uform.onnxruntime;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -13,21 +14,41 @@ import io.uform.Executor;
 import io.uform.UformException;
 
 /**
- * A model's request path on its executor: each request submits one deferred call (so requests keep
- * the executor's {@code deferred-limit}, its order and its clear saturation error), but a call takes
- * every request waiting, and those that arrive while it runs, up to a token budget, and embeds them
- * together: the executor's threads take texts one at a time, so none idles at a batch's tail while
- * another finishes a long text, and a request queued meanwhile does not wait for the batch to end.
- * A call that finds its request already served by an earlier one returns at once, giving its slot back.
+ * A model's request path on its executor. Every waiting request is backed by one deferred call
+ * that will take it, so requests keep the executor's {@code deferred-limit}, its order and its clear
+ * saturation error; but a call takes every request waiting, and those that arrive while it runs, up to
+ * a token budget, and embeds them together: the executor's threads take texts one at a time, so none
+ * idles at a batch's tail while another finishes a long text, and a request queued meanwhile does not
+ * wait for the batch to end.
+ *
+ * <p>A request taken by another call than its backer no longer needs that backer, which is still
+ * queued and holds a slot until the executor runs it: the backer becomes a <em>spare</em>, and the
+ * model's next request adopts it instead of submitting a call of its own. So the slots a model holds
+ * are its waiting requests, its running call and its spares; a served request's client that comes back
+ * takes its old slot again rather than a second one, and only a request that finds no spare asks the
+ * executor for a slot (and gets its saturation error on its own thread). A spare nobody adopts runs
+ * when its turn comes, serves whatever is waiting then, or returns at once.
+ *
+ * <p>A call runs its backed request first (its <em>owner</em>, which may be newer than the head of
+ * the queue when it adopted a spare: it is served in the order of the slot it holds), then the
+ * waiting requests in arrival order.
  *
  * <h2>Where threads meet</h2>
  * <table>
  * <caption>shared state</caption>
  * <tr><th>field</th><th>written by</th><th>read by</th><th>why it is safe</th></tr>
- * <tr><td>{@code waiting}</td><td>callers (add; remove when their deferred call was refused or never
- * ran) and deferred calls (take)</td><td>the same</td><td>every access under this object's monitor;
- * a request is taken by one call or withdrawn by its caller, whichever gets it out of the queue
- * first, and only that one completes it</td></tr>
+ * <tr><td>{@code waiting}, {@code spares}, every {@code Call}'s {@code owner}, {@code confirmed},
+ * {@code started}, and every {@code Request}'s {@code backer}</td><td>callers (add, adopt a spare,
+ * confirm their submission, withdraw on refusal or interrupt), deferred calls (start, take) and the
+ * completion of a call dropped unstarted</td><td>the same</td><td>every access under this object's
+ * monitor. Invariant after each: every request in {@code waiting} has a backer that has not started
+ * and either is confirmed (its {@code defer} returned) or is being submitted by the request's own
+ * caller; a backer's {@code owner} is that request; {@code spares} holds exactly the confirmed calls
+ * that have not started and back nobody. Only a confirmed spare is adopted, so a submission that fails
+ * strands nobody but its own request, which its caller withdraws (or, taken meanwhile, awaits); a
+ * started call takes its owner first, so a backed request is never left behind by its budget; a call
+ * dropped unstarted fails its owner. A request is taken by one call or withdrawn by its caller,
+ * whichever gets it out of {@code waiting} first, and only that one completes it</td></tr>
  * <tr><td>a batch's requests taken and its next text</td><td>the executor's threads of its call</td>
  * <td>the same</td><td>under this object's monitor; a text's session call runs outside it</td></tr>
  * <tr><td>a request's {@code vectors}</td><td>the thread that embeds each text, one writer per
@@ -37,12 +58,17 @@ import io.uform.UformException;
  * completion that withdrew it)</td><td>the caller</td><td>{@code CompletableFuture} publishes
  * it</td></tr>
  * </table>
+ * Nothing that can block or run a continuation (submitting, completing a request) happens under the
+ * monitor.
  */
 final class DeferredBatches {
 
 	private static final System.Logger LOG = System.getLogger(DeferredBatches.class.getName());
 
 	private final ArrayDeque<Request> waiting = new ArrayDeque<>();
+
+	/** Confirmed calls, not started, that back no request, in the order they became spares. */
+	private final ArrayDeque<Call> spares = new ArrayDeque<>();
 
 	private final Executor executor;
 
@@ -71,45 +97,121 @@ final class DeferredBatches {
 	 */
 	Served embed(List<long[]> ids, long tokens) {
 		Request request = new Request(ids, tokens);
+		Call call;
 		synchronized (this) {
 			this.waiting.add(request);
-		}
-		CompletableFuture<Void> call;
-		try {
-			call = this.executor.defer(this::serveWaiting, this.options.slotWait());
-		}
-		catch (RuntimeException ex) {
-			if (withdraw(request)) {
-				// Nobody took it: it is refused as the call was (saturated, freed, interrupted).
-				throw ex;
+			Call spare = this.spares.pollFirst();
+			if (spare != null) {
+				// A call queued for a request that another call took: this request takes its slot over.
+				back(request, spare);
+				call = null;
 			}
-			// An earlier call took it and answers it.
-			return await(request);
-		}
-		// A call that never ran (the executor freed first) must not leave its request waiting forever.
-		call.whenComplete((ignored, failure) -> {
-			if (failure != null && withdraw(request)) {
-				request.result().completeExceptionally(failure);
+			else {
+				call = new Call();
+				back(request, call);
 			}
-		});
+		}
+		if (call != null) {
+			submit(request, call);
+		}
 		return await(request);
 	}
 
-	private synchronized boolean withdraw(Request request) {
-		return this.waiting.remove(request);
+	/** Submits a request's own backer; returns normally when the request will be answered. */
+	private void submit(Request request, Call call) {
+		CompletableFuture<Void> future;
+		try {
+			future = this.executor.defer(call, this.options.slotWait());
+		}
+		catch (RuntimeException ex) {
+			synchronized (this) {
+				call.started = true;
+				if (call.owner == null) {
+					// Another call took the request meanwhile and answers it.
+					return;
+				}
+				release(call.owner);
+				this.waiting.remove(request);
+			}
+			// Nobody took it: it is refused as the submission was (saturated, freed, interrupted).
+			throw ex;
+		}
+		synchronized (this) {
+			call.confirmed = true;
+			if (!call.started && call.owner == null) {
+				this.spares.add(call);
+			}
+		}
+		// A call that never ran (the executor freed first) must not leave its request waiting forever.
+		future.whenComplete((ignored, failure) -> {
+			if (failure != null) {
+				dropped(call, failure);
+			}
+		});
+	}
+
+	/** A call completed without running: the request it backs, if any, fails as it did. */
+	private void dropped(Call call, Throwable failure) {
+		Request owner;
+		synchronized (this) {
+			if (call.started) {
+				// It ran, and failed its batch's requests itself.
+				return;
+			}
+			call.started = true;
+			this.spares.remove(call);
+			owner = call.owner;
+			if (owner == null) {
+				return;
+			}
+			release(owner);
+			this.waiting.remove(owner);
+		}
+		owner.result().completeExceptionally(failure);
+	}
+
+	/** Makes {@code call} the request's backer; the caller holds the monitor. */
+	private void back(Request request, Call call) {
+		request.backer = call;
+		call.owner = request;
 	}
 
 	/**
-	 * One deferred call: a batch of the requests waiting, grown while it runs. The executor's threads
-	 * (or devices) each take the batch's next text until none is left; when the texts taken run out, the
-	 * batch takes the next waiting request, within the token budget (the first one always), so a request
-	 * that arrives while the batch runs joins it instead of waiting for a whole batch to end, and no
-	 * thread idles at a batch's tail while another finishes a long text.
+	 * The request leaves {@code waiting} (taken or withdrawn): its backer, if it has not started, backs
+	 * nobody now, and is a spare once its submission is confirmed. The caller holds the monitor.
 	 */
-	private Void serveWaiting() {
+	private void release(Request request) {
+		Call backer = request.backer;
+		request.backer = null;
+		if (backer == null) {
+			return;
+		}
+		backer.owner = null;
+		if (backer.confirmed && !backer.started) {
+			this.spares.add(backer);
+		}
+	}
+
+	/** Withdraws a request whose caller stopped waiting; {@code true} when nobody had taken it. */
+	private synchronized boolean withdraw(Request request) {
+		if (!this.waiting.remove(request)) {
+			return false;
+		}
+		release(request);
+		return true;
+	}
+
+	/**
+	 * One deferred call: a batch of its owner and the requests waiting, grown while it runs. The
+	 * executor's threads (or devices) each take the batch's next text until none is left; when the texts
+	 * taken run out, the batch takes the next waiting request, within the token budget (the first one
+	 * always), so a request that arrives while the batch runs joins it instead of waiting for a whole
+	 * batch to end, and no thread idles at a batch's tail while another finishes a long text.
+	 */
+	private Void serveWaiting(Call call) {
 		Batch batch = new Batch();
-		if (!batch.hasWork()) {
-			// Its request was served by an earlier call (or withdrawn): give the slot back at once.
+		if (!batch.start(call)) {
+			// A spare with nothing waiting: give the slot back at once.
 			return null;
 		}
 		try {
@@ -156,6 +258,7 @@ final class DeferredBatches {
 		}
 	}
 
+
 	/**
 	 * A request's answer.
 	 * @param vectors its texts' vectors, in order
@@ -181,6 +284,9 @@ final class DeferredBatches {
 		private final float[][] vectors;
 
 		private final AtomicInteger remaining;
+
+		/** The call that will take it while it waits; {@code null} once out of {@code waiting}. */
+		private Call backer;
 
 		Request(List<long[]> ids, long tokens) {
 			this.ids = ids;
@@ -240,12 +346,22 @@ final class DeferredBatches {
 		private long tokens;
 
 		/**
-		 * Takes the first request waiting, if any.
+		 * Starts the batch of {@code call}: takes the request it backs, or else the first one waiting.
+		 * @param call the deferred call that runs this batch
 		 * @return whether there is one
 		 */
-		boolean hasWork() {
+		boolean start(Call call) {
 			synchronized (DeferredBatches.this) {
-				return take();
+				call.started = true;
+				if (call.owner == null) {
+					DeferredBatches.this.spares.remove(call);
+					return take();
+				}
+				// Its own request first, whatever the budget: no other call backs it.
+				Request owner = call.owner;
+				DeferredBatches.this.waiting.remove(owner);
+				add(owner);
+				return true;
 			}
 		}
 
@@ -274,11 +390,17 @@ final class DeferredBatches {
 				return false;
 			}
 			DeferredBatches.this.waiting.poll();
-			this.taken.add(waitingNext);
-			this.tokens += waitingNext.tokens();
-			this.current = waitingNext;
-			this.next = 0;
+			add(waitingNext);
 			return true;
+		}
+
+		/** Adds a request just out of {@code waiting}; its backer is a spare now. Under the monitor. */
+		private void add(Request request) {
+			release(request);
+			this.taken.add(request);
+			this.tokens += request.tokens();
+			this.current = request;
+			this.next = 0;
 		}
 
 		/** The executor's fork failed (an Error, or the executor itself): every request taken fails. */
@@ -298,6 +420,28 @@ final class DeferredBatches {
 				return new EmbeddingBatch(DeferredBatches.this.options.name(), this.texts, this.tokens, this.taken.size(),
 						System.nanoTime() - this.start);
 			}
+		}
+	}
+
+	/**
+	 * One deferred call of this model: it backs at most one waiting request (its owner) and runs a
+	 * batch when the executor gets to it. Its fields are read and written under the
+	 * {@link DeferredBatches} monitor.
+	 */
+	private final class Call implements Callable<Void> {
+
+		/** The waiting request it backs, or {@code null}: a spare (once confirmed) or a finished call. */
+		private Request owner;
+
+		/** Whether {@code defer} accepted it. */
+		private boolean confirmed;
+
+		/** Whether it started, or will never run (refused, dropped): no longer adoptable. */
+		private boolean started;
+
+		@Override
+		public Void call() {
+			return serveWaiting(this);
 		}
 	}
 

@@ -61,7 +61,7 @@ class ConcurrentCallersTest {
 				assertThat(answers.get(i).get()).as("caller %d", i).containsExactly(alone.get(i));
 			}
 			settle(executor);
-			assertThat(batches).as("the first call takes every waiting request; the other calls find theirs served")
+			assertThat(batches).as("the first call takes every waiting request; the other calls, spares now, find nothing left")
 				.hasSize(1);
 			assertThat(batches.get(0).requests()).isEqualTo(CALLERS);
 			assertThat(batches.get(0).texts()).isEqualTo(CALLERS);
@@ -147,7 +147,7 @@ class ConcurrentCallersTest {
 			assertThat(first.get()).hasSize(MiniLm.DIMENSIONS);
 			assertThat(second.get()).containsExactly(alone);
 			settle(executor);
-			assertThat(batches).as("the running call took the second request; its own call found it served")
+			assertThat(batches).as("the running call took the second request; its own call, a spare now, found nothing left")
 				.extracting(EmbeddingBatch::requests).containsExactly(2);
 			callers.shutdown();
 		}
