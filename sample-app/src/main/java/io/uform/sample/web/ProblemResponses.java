@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -13,7 +14,8 @@ import org.springframework.http.MediaType;
 
 /**
  * Writes an RFC 9457 problem where Spring MVC's exception handlers cannot: in a filter, before the
- * request reaches a controller, or in Tomcat's error report, after the connector refused it.
+ * request reaches a controller, or in Tomcat's error report, after the connector refused it. Under
+ * {@code /v1} the body is OpenAI's error instead ({@link OpenAiRouteErrors}).
  */
 public final class ProblemResponses {
 
@@ -38,13 +40,19 @@ public final class ProblemResponses {
 	}
 
 	/**
-	 * Answers with a problem, replacing whatever the response held.
+	 * Answers with a problem (OpenAI's error under {@code /v1}), replacing whatever the response held.
+	 * @param request the request, whose path says which body
 	 * @param response the response, not committed
 	 * @param status the status
 	 * @param detail what was wrong and how to fix it
 	 * @throws IOException when the client is gone
 	 */
-	public static void write(HttpServletResponse response, HttpStatus status, String detail) throws IOException {
+	public static void write(HttpServletRequest request, HttpServletResponse response, HttpStatus status,
+			String detail) throws IOException {
+		if (OpenAiRouteErrors.applies(request)) {
+			OpenAiRouteErrors.write(request, response, status, detail);
+			return;
+		}
 		response.resetBuffer();
 		response.setStatus(status.value());
 		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
