@@ -1,7 +1,5 @@
 package io.uform.sample.openai;
 
-import org.jspecify.annotations.Nullable;
-
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -31,26 +29,26 @@ class OpenAiErrors {
 
 	@ExceptionHandler
 	ResponseEntity<Object> refused(OpenAiException ex) {
-		return error(ex.status(), ex.param(), ex.code(), ex.getMessage());
+		return OpenAiRouteErrors.entity(ex.status(), ex.param(), ex.code(), ex.getMessage());
 	}
 
 	@ExceptionHandler
 	ResponseEntity<Object> badText(BadSearchException ex) {
 		boolean tooLong = ex.getMessage().contains("tokens");
-		return error(HttpStatus.BAD_REQUEST, "input",
+		return OpenAiRouteErrors.entity(HttpStatus.BAD_REQUEST, "input",
 				tooLong ? "context_length_exceeded" : null, ex.getMessage());
 	}
 
 	@ExceptionHandler
 	ResponseEntity<Object> unreadable(HttpMessageNotReadableException ex) {
 		String cause = String.valueOf(ex.getMostSpecificCause().getMessage()).lines().findFirst().orElse("");
-		return error(HttpStatus.BAD_REQUEST, null, null,
+		return OpenAiRouteErrors.entity(HttpStatus.BAD_REQUEST, null, null,
 				"the body is not valid JSON: " + cause);
 	}
 
 	@ExceptionHandler
 	ResponseEntity<Object> notJson(HttpMediaTypeNotSupportedException ex) {
-		return error(HttpStatus.UNSUPPORTED_MEDIA_TYPE, null, null,
+		return OpenAiRouteErrors.entity(HttpStatus.UNSUPPORTED_MEDIA_TYPE, null, null,
 				"send the body as application/json; was " + ex.getContentType());
 	}
 
@@ -60,7 +58,7 @@ class OpenAiErrors {
 			case TIMEOUT -> unavailable("overloaded", "every embedding slot stayed taken for the model's slot wait "
 					+ "(uform.ram.deferred-limit calls in flight); retry after the Retry-After delay");
 			case FREED, INTERRUPTED -> unavailable("shutting_down", "the server is shutting down; retry elsewhere");
-			default -> error(HttpStatus.INTERNAL_SERVER_ERROR, null, null,
+			default -> OpenAiRouteErrors.entity(HttpStatus.INTERNAL_SERVER_ERROR, null, null,
 					"the embedding failed: " + ex.getMessage());
 		};
 	}
@@ -70,11 +68,5 @@ class OpenAiErrors {
 			.header(HttpHeaders.RETRY_AFTER, "1")
 			.contentType(MediaType.APPLICATION_JSON)
 			.body(OpenAiRouteErrors.body(HttpStatus.SERVICE_UNAVAILABLE, null, code, message));
-	}
-
-	private static ResponseEntity<Object> error(HttpStatus status, @Nullable String param, @Nullable String code,
-			String message) {
-		// The type follows from the status, as in every error under /v1.
-		return OpenAiRouteErrors.entity(status, param, code, message);
 	}
 }

@@ -3,8 +3,6 @@ package io.uform.sample.search;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import io.micrometer.core.instrument.MeterRegistry;
-
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
@@ -13,7 +11,6 @@ import org.springframework.context.annotation.Configuration;
 
 import io.uform.Executor;
 import io.uform.onnxruntime.TextEmbeddingModel;
-import io.uform.sample.embedding.EmbeddingMetrics;
 import io.uform.sample.passages.DocumentSource;
 
 /**
@@ -30,11 +27,6 @@ class EmbeddingConfiguration {
 	private static final Log logger = LogFactory.getLog(EmbeddingConfiguration.class);
 
 	@Bean
-	EmbeddingMetrics embeddingMetrics(MeterRegistry registry) {
-		return new EmbeddingMetrics(registry);
-	}
-
-	@Bean
 	PassageIndex passageIndex(CorpusProperties properties) {
 		PassageIndex index = new PassageIndex(DocumentSource.passages(properties.path()));
 		logger.info("Corpus: " + index.passages().size() + " passages from "
@@ -43,13 +35,13 @@ class EmbeddingConfiguration {
 	}
 
 	@Bean
-	PassageIndexer passageIndexer(PassageIndex index, TextEmbeddingModel model, EmbeddingMetrics metrics,
+	PassageIndexer passageIndexer(PassageIndex index, TextEmbeddingModel model,
 			ApplicationEventPublisher events, CorpusProperties properties) {
-		return new PassageIndexer(index, model, metrics, events, properties.batchSize());
+		return new PassageIndexer(index, model, events, properties.batchSize());
 	}
 
 	@Bean
-	TextSearch textSearch(TextEmbeddingModel model, Executor executor, PassageIndex index, EmbeddingMetrics metrics) {
-		return new TextSearch(model, executor, index, metrics);
+	TextSearch textSearch(TextEmbeddingModel model, Executor executor, PassageIndex index) {
+		return new TextSearch(model, executor, index);
 	}
 }

@@ -16,7 +16,6 @@ import io.uform.UformException;
 import io.uform.onnxruntime.Embeddings;
 import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.onnxruntime.Truncation;
-import io.uform.sample.embedding.EmbeddingMetrics;
 import io.uform.sample.passages.Passage;
 
 /**
@@ -46,8 +45,6 @@ final class PassageIndexer implements SmartLifecycle {
 
 	private final TextEmbeddingModel model;
 
-	private final EmbeddingMetrics metrics;
-
 	private final ApplicationEventPublisher events;
 
 	private final int batchSize;
@@ -57,11 +54,9 @@ final class PassageIndexer implements SmartLifecycle {
 	/** Set before the indexer thread is interrupted, so that what the interrupt breaks reads as a stop. */
 	private volatile boolean stopping;
 
-	PassageIndexer(PassageIndex index, TextEmbeddingModel model, EmbeddingMetrics metrics,
-			ApplicationEventPublisher events, int batchSize) {
+	PassageIndexer(PassageIndex index, TextEmbeddingModel model, ApplicationEventPublisher events, int batchSize) {
 		this.index = index;
 		this.model = model;
-		this.metrics = metrics;
 		this.events = events;
 		this.batchSize = batchSize;
 	}
@@ -139,7 +134,6 @@ final class PassageIndexer implements SmartLifecycle {
 				for (int i = 0; i < batch.vectors().length; i++) {
 					System.arraycopy(batch.vectors()[i], 0, vectors, (first + i) * dimensions, dimensions);
 				}
-				this.metrics.record("index", batch);
 				truncated += batch.truncated();
 				int done = Math.min(total, first + this.batchSize);
 				this.index.progress(done);

@@ -11,7 +11,6 @@ import io.uform.Executor;
 import io.uform.onnxruntime.EmbeddingRefusedException;
 import io.uform.onnxruntime.Embeddings;
 import io.uform.onnxruntime.TextEmbeddingModel;
-import io.uform.sample.embedding.EmbeddingMetrics;
 import io.uform.sample.passages.Passage;
 
 /**
@@ -37,13 +36,10 @@ public final class TextSearch {
 
 	private final PassageIndex index;
 
-	private final EmbeddingMetrics metrics;
-
-	TextSearch(TextEmbeddingModel model, Executor executor, PassageIndex index, EmbeddingMetrics metrics) {
+	TextSearch(TextEmbeddingModel model, Executor executor, PassageIndex index) {
 		this.model = model;
 		this.executor = executor;
 		this.index = index;
-		this.metrics = metrics;
 	}
 
 	/**
@@ -65,7 +61,7 @@ public final class TextSearch {
 		if (hits < 1 || hits > corpus.rows()) {
 			throw new BadSearchException("k must be between 1 and " + corpus.rows() + " (the passages indexed), was " + hits);
 		}
-		Embeddings embedded = embed(Collections.singletonList(query), (i) -> "query", "query");
+		Embeddings embedded = embed(Collections.singletonList(query), (i) -> "query");
 		long scanStart = System.nanoTime();
 		RamExecutorSearch scan = new RamExecutorSearch(this.executor, corpus, this.model.options().slotWait());
 		List<Hit> nearest = scan.search(embedded.vectors()[0], hits);
@@ -96,22 +92,19 @@ public final class TextSearch {
 		for (int i = 0; i < texts.size(); i++) {
 			TextChecks.check(texts.get(i), "texts[" + i + "]", maxTokens());
 		}
-		return embed(texts, (i) -> "texts[" + i + "]", "embed");
+		return embed(texts, (i) -> "texts[" + i + "]");
 	}
 
-	/** Embeds, refusing as this service words it, and records the request's meters. */
-	private Embeddings embed(List<String> texts, IntFunction<String> what, String use) {
-		Embeddings embedded;
+	/** Embeds, refusing as this service words it; the starter's uform.model.* meters count it. */
+	private Embeddings embed(List<String> texts, IntFunction<String> what) {
 		try {
-			embedded = this.model.embedDetailed(texts);
+			return this.model.embedDetailed(texts);
 		}
 		catch (EmbeddingRefusedException ex) {
 			// Empty texts and counts were refused above in this service's words; here, a text too long.
 			throw (ex.tokens() > 0) ? TextChecks.tooLong(what.apply(ex.text()), ex.tokens(), maxTokens())
 					: new BadSearchException(ex.getMessage());
 		}
-		this.metrics.record(use, embedded);
-		return embedded;
 	}
 
 	/**

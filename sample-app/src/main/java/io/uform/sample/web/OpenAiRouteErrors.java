@@ -1,12 +1,9 @@
 package io.uform.sample.web;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -102,37 +99,20 @@ public class OpenAiRouteErrors extends ResponseEntityExceptionHandler {
 	/**
 	 * OpenAI's error body as JSON, for what writes to the response itself.
 	 * @param status the status
-	 * @param message what was wrong and how to fix it
+	 * @param method the request's method, where known
+	 * @param uri the request's URI, where known
+	 * @param detail what was wrong and how to fix it
 	 * @return the JSON
 	 */
-	static String json(HttpStatusCode status, String message) {
-		return json.writeValueAsString(body(status, null, null, message));
-	}
-
-	/**
-	 * Answers with OpenAI's error body, replacing whatever the response held.
-	 * @param request the request, to word an unknown route's answer
-	 * @param response the response, not committed
-	 * @param status the status
-	 * @param detail what was wrong and how to fix it
-	 * @throws IOException when the client is gone
-	 */
-	static void write(HttpServletRequest request, HttpServletResponse response, HttpStatus status, String detail)
-			throws IOException {
-		response.resetBuffer();
-		response.setStatus(status.value());
-		response.setContentType(MediaType.APPLICATION_JSON_VALUE);
-		byte[] body = json(status, message(status, request.getMethod(), request.getRequestURI(), detail))
-			.getBytes(StandardCharsets.UTF_8);
-		response.setContentLength(body.length);
-		response.getOutputStream().write(body);
+	static String json(HttpStatusCode status, @Nullable String method, @Nullable String uri, String detail) {
+		return json.writeValueAsString(body(status, null, null, message(status, method, uri, detail)));
 	}
 
 	/**
 	 * What to tell the client: an unknown route as OpenAI words it, with the routes there are; otherwise
 	 * the detail given.
 	 */
-	static String message(HttpStatusCode status, @Nullable String method, @Nullable String uri, String detail) {
+	private static String message(HttpStatusCode status, @Nullable String method, @Nullable String uri, String detail) {
 		if (status.value() == HttpStatus.NOT_FOUND.value()) {
 			return "Invalid URL (" + method + " " + uri + "): this server has " + ROUTES;
 		}

@@ -38,8 +38,8 @@ public final class ProblemErrorReportValve extends ErrorReportValve {
 			PrintWriter writer = response.getReporter();
 			if (writer != null) {
 				String detail = detail(status, response.getMessage());
-				writer.write(openAi ? OpenAiRouteErrors.json(status, OpenAiRouteErrors.message(status,
-						request.getMethod(), request.getRequestURI(), detail)) : ProblemResponses.body(status, detail));
+				writer.write(openAi ? OpenAiRouteErrors.json(status, request.getMethod(), request.getRequestURI(), detail)
+						: ProblemResponses.body(status, detail));
 				response.finishResponse();
 			}
 		}

@@ -49,14 +49,12 @@ public final class ProblemResponses {
 	 */
 	public static void write(HttpServletRequest request, HttpServletResponse response, HttpStatus status,
 			String detail) throws IOException {
-		if (OpenAiRouteErrors.applies(request)) {
-			OpenAiRouteErrors.write(request, response, status, detail);
-			return;
-		}
+		boolean openAi = OpenAiRouteErrors.applies(request);
 		response.resetBuffer();
 		response.setStatus(status.value());
-		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-		byte[] body = body(status, detail).getBytes(StandardCharsets.UTF_8);
+		response.setContentType(openAi ? MediaType.APPLICATION_JSON_VALUE : MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+		byte[] body = (openAi ? OpenAiRouteErrors.json(status, request.getMethod(), request.getRequestURI(), detail)
+				: body(status, detail)).getBytes(StandardCharsets.UTF_8);
 		// Replaces a length the handler may have declared for the body it did not write.
 		response.setContentLength(body.length);
 		response.getOutputStream().write(body);
