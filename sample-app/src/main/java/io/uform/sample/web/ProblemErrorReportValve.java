@@ -12,10 +12,10 @@ import org.springframework.http.MediaType;
 
 /**
  * Tomcat's error report as an RFC 9457 problem instead of its HTML page (OpenAI's error under
- * {@code /v1}, {@link OpenAiRouteErrors}). It answers what Tomcat
- * refuses before any servlet sees the request: a request line or header over the connector's
- * limits, an encoded {@code ..} ({@code %2e%2e}), raw bytes that are not a URI's, and what an
- * application's servlet left as a bare status. No stack trace and no server version reach the client.
+ * {@code /v1}, {@link OpenAiRouteErrors}). It answers what Tomcat refuses before any servlet sees the
+ * request: a request line or header over the connector's limits, an encoded {@code ..}
+ * ({@code %2e%2e}), raw bytes that are not a URI's, and what an application's servlet left as a bare
+ * status. No stack trace and no server version reach the client.
  */
 public final class ProblemErrorReportValve extends ErrorReportValve {
 
