@@ -13,26 +13,21 @@ import io.uform.sample.search.BadSearchException;
 import io.uform.sample.search.TextChecks;
 
 /**
- * Every {@link TextEmbeddingModel} bean of the application, by its name: the sample's own search model
- * and each {@code uform.models.<name>} entry the starter loads. Texts are checked on the request thread
+ * Every {@link TextEmbeddingModel} bean of the application, by its name: each {@code uform.models.<name>}
+ * entry the starter loads, with that entry's {@code max-texts}. Texts are checked on the request thread
  * first ({@link TextChecks}), so a text that cannot fit never reaches the model's executor.
  */
 final class ModelBeansServedModels implements ServedModels {
 
 	private final ListableBeanFactory beans;
 
-	private final int maxTexts;
-
 	private volatile List<ServedModel> models;
 
 	/**
 	 * @param beans where the model beans are
-	 * @param maxTexts texts one request takes at most, whatever a model would take
-	 *        ({@code sample.embedding.max-texts}, which also caps the request body)
 	 */
-	ModelBeansServedModels(ListableBeanFactory beans, int maxTexts) {
+	ModelBeansServedModels(ListableBeanFactory beans) {
 		this.beans = beans;
-		this.maxTexts = maxTexts;
 	}
 
 	@Override
@@ -43,7 +38,7 @@ final class ModelBeansServedModels implements ServedModels {
 			List<ServedModel> found = new ArrayList<>();
 			this.beans.getBeansOfType(TextEmbeddingModel.class).values().stream()
 				.sorted(Comparator.comparing(TextEmbeddingModel::name))
-				.forEach((model) -> found.add(new Served(model, Math.min(this.maxTexts, model.options().maxTexts()))));
+				.forEach((model) -> found.add(new Served(model)));
 			all = List.copyOf(found);
 			this.models = all;
 		}
@@ -51,7 +46,12 @@ final class ModelBeansServedModels implements ServedModels {
 	}
 
 	/** One model bean, served under its name. */
-	private record Served(TextEmbeddingModel model, int maxTexts) implements ServedModel {
+	private record Served(TextEmbeddingModel model) implements ServedModel {
+
+		@Override
+		public int maxTexts() {
+			return this.model.options().maxTexts();
+		}
 
 		@Override
 		public String id() {

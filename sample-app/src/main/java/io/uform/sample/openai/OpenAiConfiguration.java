@@ -5,18 +5,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import io.uform.sample.search.EmbeddingProperties;
-
 /**
- * The models the OpenAI-compatible route serves: every {@code TextEmbeddingModel} bean, the sample's
- * search model and the starter's {@code uform.models.*} entries.
+ * The models the OpenAI-compatible route serves: every {@code TextEmbeddingModel} bean, the starter's
+ * {@code uform.models.*} entries ({@code sample-models.yml}).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty(name = "sample.embedding.enabled", matchIfMissing = true)
 class OpenAiConfiguration {
 
 	@Bean
-	ServedModels servedModels(ListableBeanFactory beans, EmbeddingProperties properties) {
-		return new ModelBeansServedModels(beans, properties.maxTexts());
+	ServedModels servedModels(ListableBeanFactory beans) {
+		return new ModelBeansServedModels(beans);
 	}
 }

@@ -52,7 +52,7 @@ public class OpenAiEmbeddingsController {
 					+ "\", \"input\": \"a sentence\"}");
 		}
 		ServedModels.ServedModel model = model(body.get("model"));
-		List<String> input = input(body.get("input"), model.maxTexts());
+		List<String> input = input(body.get("input"), model);
 		boolean base64 = base64(body.get("encoding_format"));
 		JsonNode dimensions = body.get("dimensions");
 		if (dimensions != null && !dimensions.isNull()
@@ -110,11 +110,12 @@ public class OpenAiEmbeddingsController {
 	}
 
 	private OpenAiException notFound(String id) {
-		return new OpenAiException(HttpStatus.NOT_FOUND, "invalid_request_error", "model", "model_not_found",
+		return new OpenAiException(HttpStatus.NOT_FOUND, "model", "model_not_found",
 				"The model '" + id + "' does not exist; this server has " + ids());
 	}
 
-	private List<String> input(@Nullable JsonNode input, int maxTexts) {
+	private List<String> input(@Nullable JsonNode input, ServedModels.ServedModel model) {
+		int maxTexts = model.maxTexts();
 		if (input == null || input.isNull()) {
 			throw OpenAiException.invalid("input", "input is missing: give a string, or an array of 1 to " + maxTexts
 					+ " strings");
@@ -128,7 +129,8 @@ public class OpenAiEmbeddingsController {
 		}
 		if (input.size() > maxTexts) {
 			throw OpenAiException.invalid("input", "input has " + input.size() + " strings, at most " + maxTexts
-					+ " per request (sample.embedding.max-texts); split them over several requests");
+					+ " per request for " + model.id() + " (uform.models." + model.id() + ".max-texts); split them over several "
+					+ "requests");
 		}
 		List<String> texts = new ArrayList<>(input.size());
 		for (int i = 0; i < input.size(); i++) {

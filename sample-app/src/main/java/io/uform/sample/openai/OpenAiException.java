@@ -14,31 +14,24 @@ final class OpenAiException extends RuntimeException {
 
 	private final HttpStatus status;
 
-	private final String type;
-
 	private final @Nullable String param;
 
 	private final @Nullable String code;
 
-	OpenAiException(HttpStatus status, String type, @Nullable String param, @Nullable String code, String message) {
+	OpenAiException(HttpStatus status, @Nullable String param, @Nullable String code, String message) {
 		super(message);
 		this.status = status;
-		this.type = type;
 		this.param = param;
 		this.code = code;
 	}
 
 	/** A mistake in the request: 400, {@code invalid_request_error}. */
 	static OpenAiException invalid(@Nullable String param, String message) {
-		return new OpenAiException(HttpStatus.BAD_REQUEST, "invalid_request_error", param, null, message);
+		return new OpenAiException(HttpStatus.BAD_REQUEST, param, null, message);
 	}
 
 	HttpStatus status() {
 		return this.status;
-	}
-
-	String type() {
-		return this.type;
 	}
 
 	@Nullable String param() {

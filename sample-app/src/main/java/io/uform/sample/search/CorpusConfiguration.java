@@ -4,19 +4,21 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.uform.Executor;
+import io.uform.onnxruntime.TextEmbeddingModel;
 
 /**
  * The synthetic vector corpus, generated at startup on the RAM executor's threads where
  * {@code sample.vectors.enabled} is set, and the cap on request bodies.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({ VectorsProperties.class, EmbeddingProperties.class })
+@EnableConfigurationProperties(VectorsProperties.class)
 class CorpusConfiguration {
 
 	private static final Log logger = LogFactory.getLog(CorpusConfiguration.class);
@@ -39,11 +41,27 @@ class CorpusConfiguration {
 		return registration;
 	}
 
+	/** {@code POST /embed} embeds with the primary model: its {@code max-texts} caps the body. */
 	@Bean
-	FilterRegistrationBean<SearchBodyLimit> embedBodyLimit(EmbeddingProperties embedding) {
-		FilterRegistrationBean<SearchBodyLimit> registration = new FilterRegistrationBean<>(
-				SearchBodyLimit.forEmbed(embedding.maxTexts()));
-		registration.addUrlPatterns("/embed", "/v1/embeddings");
+	FilterRegistrationBean<SearchBodyLimit> embedBodyLimit(ObjectProvider<TextEmbeddingModel> models) {
+		FilterRegistrationBean<SearchBodyLimit> registration = new FilterRegistrationBean<>(SearchBodyLimit.forEmbed(
+				() -> primaryMaxTexts(models), "the search model's uform.models.<name>.max-texts"));
+		registration.addUrlPatterns("/embed");
 		return registration;
+	}
+
+	/** {@code POST /v1/embeddings} names any model: the largest {@code max-texts} caps the body. */
+	@Bean
+	FilterRegistrationBean<SearchBodyLimit> openAiBodyLimit(ObjectProvider<TextEmbeddingModel> models) {
+		FilterRegistrationBean<SearchBodyLimit> registration = new FilterRegistrationBean<>(SearchBodyLimit.forEmbed(
+				() -> models.orderedStream().mapToInt((model) -> model.options().maxTexts()).max().orElse(1),
+				"the largest uform.models.<name>.max-texts"));
+		registration.addUrlPatterns("/v1/embeddings");
+		return registration;
+	}
+
+	private static int primaryMaxTexts(ObjectProvider<TextEmbeddingModel> models) {
+		TextEmbeddingModel primary = models.getIfUnique();
+		return (primary != null) ? primary.options().maxTexts() : 1;
 	}
 }

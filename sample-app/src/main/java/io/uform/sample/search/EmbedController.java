@@ -10,7 +10,6 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.uform.onnxruntime.Embeddings;
-import io.uform.sample.embedding.MiniLm;
 
 /**
  * {@code POST /embed}: the model's vectors for a client's own texts, embedded on the RAM executor.
@@ -37,14 +36,14 @@ public class EmbedController {
 					+ this.text.maxTexts() + " texts");
 		}
 		Embeddings embeddings = this.text.embed(request.texts());
-		return new EmbedResponse("all-MiniLM-L6-v2 (quantized)", MiniLm.DIMENSIONS, TextSearch.EMBEDDING_PATH,
+		return new EmbedResponse(this.text.model().name(), this.text.model().dimensions(), TextSearch.EMBEDDING_PATH,
 				this.text.threads(), embeddings.batch().nanos() / 1_000, embeddings.tokens(), embeddings.vectors());
 	}
 
 	/**
 	 * The body of {@code POST /embed}.
 	 *
-	 * @param texts the texts, each at most 256 tokens
+	 * @param texts the texts, each at most the model's {@code max-tokens}
 	 */
 	public record EmbedRequest(@Nullable List<String> texts) {
 	}
@@ -52,7 +51,7 @@ public class EmbedController {
 	/**
 	 * The vectors.
 	 *
-	 * @param model the model that made them
+	 * @param model the model that made them, by its {@code uform.models} name
 	 * @param dimensions floats per vector
 	 * @param path what embedded them
 	 * @param threads threads the batch was sliced across

@@ -3,24 +3,20 @@ package io.uform.sample.search;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import io.micrometer.core.instrument.MeterRegistry;
-
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Primary;
 
 import io.uform.Executor;
 import io.uform.onnxruntime.TextEmbeddingModel;
-import io.uform.sample.embedding.EmbeddingMetrics;
-import io.uform.sample.embedding.MiniLm;
 import io.uform.sample.passages.DocumentSource;
 
 /**
- * The embedding model, served on the RAM executor, and the passage index it builds in the background:
- * the documents are read and split at startup (so a wrong {@code sample.corpus.path} fails it), and
+ * The passage index and the text search over it, with the search's model: the primary
+ * {@code uform.models} entry ({@code sample-models.yml}), which the starter loads on the RAM executor.
+ * The documents are read and split at startup (so a wrong {@code sample.corpus.path} fails it), and
  * embedded after it.
  */
 @Configuration(proxyBeanMethods = false)
@@ -29,25 +25,6 @@ import io.uform.sample.passages.DocumentSource;
 class EmbeddingConfiguration {
 
 	private static final Log logger = LogFactory.getLog(EmbeddingConfiguration.class);
-
-	/**
-	 * Closed before the executor is freed: the executor's bean is destroyed after the beans that need it.
-	 * Primary: the search's model, beside the {@code uform.models.*} entries the starter loads.
-	 */
-	@Bean(destroyMethod = "close")
-	@Primary
-	TextEmbeddingModel embeddingModel(Executor executor, EmbeddingProperties properties) {
-		long start = System.nanoTime();
-		TextEmbeddingModel model = MiniLm.load(executor, properties.maxTexts(), SearchService.SLOT_WAIT);
-		logger.info("Loaded all-MiniLM-L6-v2 (quantized, " + MiniLm.DIMENSIONS + " dimensions) on executor '"
-				+ executor.name() + "' in " + (System.nanoTime() - start) / 1_000_000 + " ms");
-		return model;
-	}
-
-	@Bean
-	EmbeddingMetrics embeddingMetrics(MeterRegistry registry) {
-		return new EmbeddingMetrics(registry);
-	}
 
 	@Bean
 	PassageIndex passageIndex(CorpusProperties properties) {
@@ -58,13 +35,13 @@ class EmbeddingConfiguration {
 	}
 
 	@Bean
-	PassageIndexer passageIndexer(PassageIndex index, TextEmbeddingModel model, EmbeddingMetrics metrics,
+	PassageIndexer passageIndexer(PassageIndex index, TextEmbeddingModel model,
 			ApplicationEventPublisher events, CorpusProperties properties) {
-		return new PassageIndexer(index, model, metrics, events, properties.batchSize());
+		return new PassageIndexer(index, model, events, properties.batchSize());
 	}
 
 	@Bean
-	TextSearch textSearch(TextEmbeddingModel model, Executor executor, PassageIndex index, EmbeddingMetrics metrics) {
-		return new TextSearch(model, executor, index, metrics, SearchService.SLOT_WAIT);
+	TextSearch textSearch(TextEmbeddingModel model, Executor executor, PassageIndex index) {
+		return new TextSearch(model, executor, index);
 	}
 }

@@ -4,7 +4,6 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import io.uform.sample.embedding.MiniLm;
 import io.uform.sample.passages.Passage;
 
 /**
@@ -77,9 +76,9 @@ public final class PassageIndex {
 		this.embedded = embedded;
 	}
 
-	void complete(float[] vectors) {
+	void complete(float[] vectors, int dimensions) {
 		this.embedded = this.passages.size();
-		this.corpus = Corpus.of(vectors, MiniLm.DIMENSIONS);
+		this.corpus = Corpus.of(vectors, dimensions);
 	}
 
 	void failed(String why) {

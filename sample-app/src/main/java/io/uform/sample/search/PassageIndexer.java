@@ -16,8 +16,6 @@ import io.uform.UformException;
 import io.uform.onnxruntime.Embeddings;
 import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.onnxruntime.Truncation;
-import io.uform.sample.embedding.EmbeddingMetrics;
-import io.uform.sample.embedding.MiniLm;
 import io.uform.sample.passages.Passage;
 
 /**
@@ -47,8 +45,6 @@ final class PassageIndexer implements SmartLifecycle {
 
 	private final TextEmbeddingModel model;
 
-	private final EmbeddingMetrics metrics;
-
 	private final ApplicationEventPublisher events;
 
 	private final int batchSize;
@@ -58,11 +54,9 @@ final class PassageIndexer implements SmartLifecycle {
 	/** Set before the indexer thread is interrupted, so that what the interrupt breaks reads as a stop. */
 	private volatile boolean stopping;
 
-	PassageIndexer(PassageIndex index, TextEmbeddingModel model, EmbeddingMetrics metrics,
-			ApplicationEventPublisher events, int batchSize) {
+	PassageIndexer(PassageIndex index, TextEmbeddingModel model, ApplicationEventPublisher events, int batchSize) {
 		this.index = index;
 		this.model = model;
-		this.metrics = metrics;
 		this.events = events;
 		this.batchSize = batchSize;
 	}
@@ -125,7 +119,8 @@ final class PassageIndexer implements SmartLifecycle {
 		long start = System.nanoTime();
 		logger.info("Indexing " + total + " passages: batches of " + this.batchSize + " embedded on the RAM executor's "
 				+ this.model.executor().threads() + " threads");
-		float[] vectors = new float[total * MiniLm.DIMENSIONS];
+		int dimensions = this.model.dimensions();
+		float[] vectors = new float[total * dimensions];
 		int truncated = 0;
 		int nextReport = 1;
 		try {
@@ -137,9 +132,8 @@ final class PassageIndexer implements SmartLifecycle {
 				// Passages longer than the model takes are cut (the queries, the clients', are refused).
 				Embeddings batch = this.model.embedDetailed(texts, Truncation.TRUNCATE);
 				for (int i = 0; i < batch.vectors().length; i++) {
-					System.arraycopy(batch.vectors()[i], 0, vectors, (first + i) * MiniLm.DIMENSIONS, MiniLm.DIMENSIONS);
+					System.arraycopy(batch.vectors()[i], 0, vectors, (first + i) * dimensions, dimensions);
 				}
-				this.metrics.record("index", batch);
 				truncated += batch.truncated();
 				int done = Math.min(total, first + this.batchSize);
 				this.index.progress(done);
@@ -149,9 +143,9 @@ final class PassageIndexer implements SmartLifecycle {
 					nextReport = (int) (done * 10L / total) + 1;
 				}
 			}
-			this.index.complete(vectors);
+			this.index.complete(vectors, dimensions);
 			logger.info("Passage index ready: " + total + " passages in " + (System.nanoTime() - start) / 1_000_000
-					+ " ms" + ((truncated > 0) ? " (" + truncated + " cut to the model's " + MiniLm.MAX_TOKENS + " tokens)" : ""));
+					+ " ms" + ((truncated > 0) ? " (" + truncated + " cut to the model's " + this.model.options().maxTokens() + " tokens)" : ""));
 			AvailabilityChangeEvent.publish(this.events, this, ReadinessState.ACCEPTING_TRAFFIC);
 		}
 		catch (RuntimeException ex) {

@@ -1,6 +1,8 @@
 package io.uform.sample.search;
 
 import java.io.IOException;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -11,14 +13,20 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
+
+import io.uform.sample.web.ProblemResponses;
 
 /**
  * Caps the body of a {@code POST} at what its request can take, since the JSON is read whole before it
  * can be checked: a body of hundreds of megabytes would otherwise fill the heap and end in a 500. A
  * declared {@code Content-Length} over the cap is answered 413 at once; a body without one (chunked)
  * stops being read at the cap, which the JSON reader reports as a 400.
+ *
+ * <p>Where threads meet: an embedding route's cap comes from its models' {@code max-texts}, which exist
+ * only once the context has made the model beans, after this filter: it is worked out on the first
+ * request, by whichever request thread comes first, and kept in a volatile field. Two first requests
+ * may both work it out; they get the same value.
  */
 class SearchBodyLimit extends OncePerRequestFilter {
 
@@ -31,16 +39,19 @@ class SearchBodyLimit extends OncePerRequestFilter {
 	/** Room for the rest: the braces, {@code k}, {@code engine}, whitespace. */
 	static final int OTHER_BYTES = 4096;
 
-	private final long maxBytes;
+	private final LongSupplier cap;
 
 	private final String takes;
 
+	/** The cap, once worked out; 0 until then. */
+	private volatile long maxBytes;
+
 	/**
-	 * @param maxBytes the cap
+	 * @param cap works out the cap, once
 	 * @param takes what the request takes at most, for the 413's detail
 	 */
-	SearchBodyLimit(long maxBytes, String takes) {
-		this.maxBytes = maxBytes;
+	SearchBodyLimit(LongSupplier cap, String takes) {
+		this.cap = cap;
 		this.takes = takes;
 	}
 
@@ -51,25 +62,32 @@ class SearchBodyLimit extends OncePerRequestFilter {
 	 */
 	static SearchBodyLimit forSearch(int dimensions) {
 		long vector = (long) dimensions * BYTES_PER_NUMBER + OTHER_BYTES;
-		long text = (long) EmbeddingProperties.MAX_CHARS * BYTES_PER_CHAR + OTHER_BYTES;
-		return new SearchBodyLimit(Math.max(vector, text), "a search takes at most %d (a query of "
-				+ EmbeddingProperties.MAX_CHARS + " characters" + ((dimensions > 0)
+		long text = (long) TextChecks.MAX_CHARS * BYTES_PER_CHAR + OTHER_BYTES;
+		long max = Math.max(vector, text);
+		return new SearchBodyLimit(() -> max, "a search takes at most %d (a query of "
+				+ TextChecks.MAX_CHARS + " characters" + ((dimensions > 0)
 						? ", or sample.vectors.dimensions numbers" : "") + ", and k)");
 	}
 
 	/**
 	 * The cap of {@code POST /embed}.
-	 * @param maxTexts texts a call takes at most
+	 * @param maxTexts texts a call takes at most, asked on the first request
+	 * @param which which {@code max-texts} that is, for the 413's detail
 	 * @return the filter
 	 */
-	static SearchBodyLimit forEmbed(int maxTexts) {
-		long bytes = (long) maxTexts * (EmbeddingProperties.MAX_CHARS * BYTES_PER_CHAR + 8) + OTHER_BYTES;
-		return new SearchBodyLimit(bytes, "an embedding call takes at most %d (sample.embedding.max-texts texts of "
-				+ EmbeddingProperties.MAX_CHARS + " characters)");
+	static SearchBodyLimit forEmbed(IntSupplier maxTexts, String which) {
+		return new SearchBodyLimit(() -> (long) maxTexts.getAsInt() * (TextChecks.MAX_CHARS * BYTES_PER_CHAR + 8)
+				+ OTHER_BYTES, "an embedding call takes at most %d (" + which + " texts of " + TextChecks.MAX_CHARS
+						+ " characters)");
 	}
 
 	long maxBytes() {
-		return this.maxBytes;
+		long max = this.maxBytes;
+		if (max == 0) {
+			max = this.cap.getAsLong();
+			this.maxBytes = max;
+		}
+		return max;
 	}
 
 	@Override
@@ -83,14 +101,13 @@ class SearchBodyLimit extends OncePerRequestFilter {
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
 		long declared = request.getContentLengthLong();
-		if (declared > this.maxBytes) {
-			response.setStatus(HttpStatus.CONTENT_TOO_LARGE.value());
-			response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-			response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"Content Too Large\",\"status\":413,"
-					+ "\"detail\":\"the body has " + declared + " bytes; " + this.takes.formatted(this.maxBytes) + "\"}");
+		long maxBytes = maxBytes();
+		if (declared > maxBytes) {
+			ProblemResponses.write(request, response, HttpStatus.CONTENT_TOO_LARGE,
+					"the body has " + declared + " bytes; " + this.takes.formatted(maxBytes));
 			return;
 		}
-		chain.doFilter(new Capped(request, this.maxBytes), response);
+		chain.doFilter(new Capped(request, maxBytes), response);
 	}
 
 	/** The request, its body readable up to the cap. */

@@ -2,10 +2,13 @@ package io.uform.sample.search;
 
 /**
  * What a text must be before any model sees it, checked on the request thread without a tokenizer:
- * words in it, at most {@link EmbeddingProperties#MAX_CHARS} characters, and no more tokens than the
+ * words in it, at most {@link #MAX_CHARS} characters, and no more tokens than the
  * model takes by the cheap count of {@link TokenFloor}.
  */
 public final class TextChecks {
+
+	/** Characters of one text at most: no text of 256 tokens comes near it, and it bounds the body read. */
+	public static final int MAX_CHARS = 16 * 1024;
 
 	private TextChecks() {
 	}
@@ -21,9 +24,9 @@ public final class TextChecks {
 		if (text == null || text.isBlank()) {
 			throw new BadSearchException(what + " is " + ((text == null) ? "null" : "blank") + "; every text must have words");
 		}
-		if (text.length() > EmbeddingProperties.MAX_CHARS) {
+		if (text.length() > MAX_CHARS) {
 			throw new BadSearchException(what + " has " + text.length() + " characters; the model takes at most "
-					+ maxTokens + " tokens, and this service at most " + EmbeddingProperties.MAX_CHARS
+					+ maxTokens + " tokens, and this service at most " + MAX_CHARS
 					+ " characters: shorten it, or split it into several");
 		}
 		int floor = TokenFloor.of(text);

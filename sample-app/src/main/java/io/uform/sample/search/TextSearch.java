@@ -1,6 +1,5 @@
 package io.uform.sample.search;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -12,8 +11,6 @@ import io.uform.Executor;
 import io.uform.onnxruntime.EmbeddingRefusedException;
 import io.uform.onnxruntime.Embeddings;
 import io.uform.onnxruntime.TextEmbeddingModel;
-import io.uform.sample.embedding.EmbeddingMetrics;
-import io.uform.sample.embedding.MiniLm;
 import io.uform.sample.passages.Passage;
 
 /**
@@ -22,7 +19,8 @@ import io.uform.sample.passages.Passage;
  * at that moment, so searches arriving together are embedded together, each text its own session
  * call; a search then scans the passages' embeddings for the nearest in a deferred call of its own,
  * with the same fork-join scan as the vector engines. Requests queue in order within the executor's
- * {@code deferred-limit}, and a saturated service answers 503 rather than queueing forever.
+ * {@code deferred-limit}, and a saturated service answers 503 rather than queueing forever: the scan
+ * waits for a slot as long as the model does (its entry's {@code slot-wait}).
  */
 public final class TextSearch {
 
@@ -38,22 +36,15 @@ public final class TextSearch {
 
 	private final PassageIndex index;
 
-	private final EmbeddingMetrics metrics;
-
-	private final Duration slotWait;
-
-	TextSearch(TextEmbeddingModel model, Executor executor, PassageIndex index, EmbeddingMetrics metrics,
-			Duration slotWait) {
+	TextSearch(TextEmbeddingModel model, Executor executor, PassageIndex index) {
 		this.model = model;
 		this.executor = executor;
 		this.index = index;
-		this.metrics = metrics;
-		this.slotWait = slotWait;
 	}
 
 	/**
 	 * Finds the passages nearest a query.
-	 * @param query the question or phrase, at most {@link MiniLm#MAX_TOKENS} tokens
+	 * @param query the question or phrase, at most the model's {@code max-tokens}
 	 * @param k hits wanted, from 1 to the passages indexed; {@code null} for {@link #DEFAULT_K}, or every
 	 *        passage where there are fewer
 	 * @return the passages, best first, and what it took
@@ -64,15 +55,15 @@ public final class TextSearch {
 		if (query == null || query.isBlank()) {
 			throw new BadSearchException("query is empty: give a question or phrase, e.g. ?q=how+many+threads");
 		}
-		TextChecks.check(query, "query", MiniLm.MAX_TOKENS);
+		TextChecks.check(query, "query", maxTokens());
 		Corpus corpus = this.index.corpus();
 		int hits = (k != null) ? k : Math.min(DEFAULT_K, corpus.rows());
 		if (hits < 1 || hits > corpus.rows()) {
 			throw new BadSearchException("k must be between 1 and " + corpus.rows() + " (the passages indexed), was " + hits);
 		}
-		Embeddings embedded = embed(Collections.singletonList(query), (i) -> "query", "query");
+		Embeddings embedded = embed(Collections.singletonList(query), (i) -> "query");
 		long scanStart = System.nanoTime();
-		RamExecutorSearch scan = new RamExecutorSearch(this.executor, corpus, this.slotWait);
+		RamExecutorSearch scan = new RamExecutorSearch(this.executor, corpus, this.model.options().slotWait());
 		List<Hit> nearest = scan.search(embedded.vectors()[0], hits);
 		long scanMicros = (System.nanoTime() - scanStart) / 1_000;
 		List<Found> found = new ArrayList<>(nearest.size());
@@ -85,7 +76,7 @@ public final class TextSearch {
 
 	/**
 	 * Embeds texts, sliced across the executor's threads.
-	 * @param texts from 1 to the configured maximum, each at most {@link MiniLm#MAX_TOKENS} tokens
+	 * @param texts from 1 to the model's {@code max-texts}, each at most its {@code max-tokens}
 	 * @return a unit vector per text, and each text's tokens
 	 * @throws BadSearchException naming the first text that is missing, empty or too long
 	 */
@@ -96,35 +87,44 @@ public final class TextSearch {
 		}
 		if (texts.size() > maxTexts()) {
 			throw new BadSearchException("too many texts: " + texts.size() + ", at most " + maxTexts()
-					+ " per call (sample.embedding.max-texts); split them over several calls");
+					+ " per call (uform.models." + this.model.name() + ".max-texts); split them over several calls");
 		}
 		for (int i = 0; i < texts.size(); i++) {
-			TextChecks.check(texts.get(i), "texts[" + i + "]", MiniLm.MAX_TOKENS);
+			TextChecks.check(texts.get(i), "texts[" + i + "]", maxTokens());
 		}
-		return embed(texts, (i) -> "texts[" + i + "]", "embed");
+		return embed(texts, (i) -> "texts[" + i + "]");
 	}
 
-	/** Embeds, refusing as this service words it, and records the request's meters. */
-	private Embeddings embed(List<String> texts, IntFunction<String> what, String use) {
-		Embeddings embedded;
+	/** Embeds, refusing as this service words it; the starter's uform.model.* meters count it. */
+	private Embeddings embed(List<String> texts, IntFunction<String> what) {
 		try {
-			embedded = this.model.embedDetailed(texts);
+			return this.model.embedDetailed(texts);
 		}
 		catch (EmbeddingRefusedException ex) {
 			// Empty texts and counts were refused above in this service's words; here, a text too long.
-			throw (ex.tokens() > 0) ? TextChecks.tooLong(what.apply(ex.text()), ex.tokens(), MiniLm.MAX_TOKENS)
+			throw (ex.tokens() > 0) ? TextChecks.tooLong(what.apply(ex.text()), ex.tokens(), maxTokens())
 					: new BadSearchException(ex.getMessage());
 		}
-		this.metrics.record(use, embedded);
-		return embedded;
 	}
 
 	/**
 	 * The most texts one {@link #embed} call takes.
-	 * @return {@code sample.embedding.max-texts}
+	 * @return the model's {@code max-texts}
 	 */
 	public int maxTexts() {
 		return this.model.options().maxTexts();
+	}
+
+	private int maxTokens() {
+		return this.model.options().maxTokens();
+	}
+
+	/**
+	 * The model that embeds: the primary {@code uform.models} entry's.
+	 * @return the model
+	 */
+	public TextEmbeddingModel model() {
+		return this.model;
 	}
 
 	/**

@@ -34,7 +34,7 @@ public final class EmptyErrorBodies extends OncePerRequestFilter {
 						+ ((request.getRequestURI().contains("/actuator/")) ? " (GET /actuator lists the endpoints; "
 								+ "GET /actuator/uform the executors and parts it has)" : "")
 						: status.getReasonPhrase();
-				ProblemResponses.write(response, status, detail);
+				ProblemResponses.write(request, response, status, detail);
 			}
 		}
 		if (watched.flushDeferred) {

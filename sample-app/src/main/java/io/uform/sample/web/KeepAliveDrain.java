@@ -78,7 +78,7 @@ public final class KeepAliveDrain implements SmartLifecycle {
 					KeepAliveDrain.this.lastArrival = System.nanoTime();
 					response.setHeader(HttpHeaders.CONNECTION, "close");
 					response.setHeader(HttpHeaders.RETRY_AFTER, "1");
-					ProblemResponses.write(response, HttpStatus.SERVICE_UNAVAILABLE,
+					ProblemResponses.write(request, response, HttpStatus.SERVICE_UNAVAILABLE,
 							"the service is shutting down: send this request again, on a new connection");
 					return;
 				}

@@ -11,10 +11,11 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 
 /**
- * Tomcat's error report as an RFC 9457 problem instead of its HTML page. It answers what Tomcat
- * refuses before any servlet sees the request: a request line or header over the connector's
- * limits, an encoded {@code ..} ({@code %2e%2e}), raw bytes that are not a URI's, and what an
- * application's servlet left as a bare status. No stack trace and no server version reach the client.
+ * Tomcat's error report as an RFC 9457 problem instead of its HTML page (OpenAI's error under
+ * {@code /v1}, {@link OpenAiRouteErrors}). It answers what Tomcat refuses before any servlet sees the
+ * request: a request line or header over the connector's limits, an encoded {@code ..}
+ * ({@code %2e%2e}), raw bytes that are not a URI's, and what an application's servlet left as a bare
+ * status. No stack trace and no server version reach the client.
  */
 public final class ProblemErrorReportValve extends ErrorReportValve {
 
@@ -30,11 +31,15 @@ public final class ProblemErrorReportValve extends ErrorReportValve {
 			return;
 		}
 		try {
-			response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+			// The URI Tomcat read, where it read one: a request line it could not parse has none.
+			boolean openAi = OpenAiRouteErrors.applies(request.getContextPath(), request.getRequestURI());
+			response.setContentType(openAi ? MediaType.APPLICATION_JSON_VALUE : MediaType.APPLICATION_PROBLEM_JSON_VALUE);
 			response.setCharacterEncoding("UTF-8");
 			PrintWriter writer = response.getReporter();
 			if (writer != null) {
-				writer.write(ProblemResponses.body(status, detail(status, response.getMessage())));
+				String detail = detail(status, response.getMessage());
+				writer.write(openAi ? OpenAiRouteErrors.json(status, request.getMethod(), request.getRequestURI(), detail)
+						: ProblemResponses.body(status, detail));
 				response.finishResponse();
 			}
 		}

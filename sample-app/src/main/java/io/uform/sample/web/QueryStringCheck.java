@@ -32,7 +32,7 @@ public final class QueryStringCheck extends OncePerRequestFilter {
 		}
 		catch (IllegalStateException ex) {
 			// Tomcat's InvalidParameterException: the escape or charset error, in Tomcat's words.
-			ProblemResponses.write(response, HttpStatus.BAD_REQUEST, "the query string cannot be decoded ("
+			ProblemResponses.write(request, response, HttpStatus.BAD_REQUEST, "the query string cannot be decoded ("
 					+ ex.getMessage() + "): escape each byte as % and two hex digits (a '%' itself as %25), and "
 					+ "encode text as UTF-8, e.g. ?q=how+many+threads%3F");
 			return;
@@ -42,12 +42,12 @@ public final class QueryStringCheck extends OncePerRequestFilter {
 				String name = parameter.getKey();
 				String[] values = parameter.getValue();
 				if (values.length > 1) {
-					ProblemResponses.write(response, HttpStatus.BAD_REQUEST, name + " is given " + values.length
+					ProblemResponses.write(request, response, HttpStatus.BAD_REQUEST, name + " is given " + values.length
 							+ " times " + Arrays.toString(values) + ": give it once");
 					return;
 				}
 				if (values.length == 1 && values[0].isEmpty()) {
-					ProblemResponses.write(response, HttpStatus.BAD_REQUEST,
+					ProblemResponses.write(request, response, HttpStatus.BAD_REQUEST,
 							name + " is empty: give it a value, or leave it out for its default");
 					return;
 				}

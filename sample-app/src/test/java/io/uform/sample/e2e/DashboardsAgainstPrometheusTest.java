@@ -50,11 +50,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = SampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.vectors.enabled=true", "sample.vectors.rows=20000", "uform.mesh.host-domain-count=1", "uform.vram.scratch-limit=256MB",
-				"management.endpoints.web.exposure.include=health,info,uform,prometheus", "uform.ram.threads=2",
-				// A model of the starter's beside the sample's own, for the models dashboard (docs/models.md).
-				"uform.models.minilm.model=classpath:/all-minilm-l6-v2-q.onnx",
-				"uform.models.minilm.tokenizer=classpath:/all-minilm-l6-v2-q-tokenizer.json",
-				"uform.models.minilm.max-tokens=256" })
+				"management.endpoints.web.exposure.include=health,info,uform,prometheus", "uform.ram.threads=2" })
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class DashboardsAgainstPrometheusTest {
 
@@ -66,7 +62,7 @@ class DashboardsAgainstPrometheusTest {
 
 	/** The dashboards the docs ship: the check must not pass on an empty directory. */
 	private static final Set<String> SHIPPED = Set.of("uform-executors.json", "uform-devices.json",
-			"uform-sample-embedding.json", "uform-models.json");
+			"uform-models.json");
 
 	/** Every dashboard filters by these; the devices dashboard by {@code device} too. */
 	private static final List<String> VARIABLES = List.of("datasource", "application", "instance", "executor");
@@ -98,9 +94,12 @@ class DashboardsAgainstPrometheusTest {
 	@Autowired
 	PassageIndex index;
 
-	/** The starter's model bean of {@code uform.models.minilm}: the models dashboard reads its meters. */
+	/**
+	 * The sample's second model (the searches embed with the first): the models dashboard reads the
+	 * meters of both.
+	 */
 	@Autowired
-	@Qualifier("minilmEmbeddingModel")
+	@Qualifier("all-minilm-l6-v2EmbeddingModel")
 	TextEmbeddingModel model;
 
 	@Test
@@ -180,7 +179,7 @@ class DashboardsAgainstPrometheusTest {
 			.isEmpty();
 	}
 
-	/** Runs the load with the starter's model embedding beside it, so that its meters move too. */
+	/** Runs the load with the second model embedding beside it, so that its meters move too. */
 	private String whileTheModelEmbeds(Callable<String> load) throws IOException, InterruptedException {
 		AtomicBoolean loading = new AtomicBoolean(true);
 		Thread embedding = new Thread(() -> {

@@ -54,7 +54,7 @@ class GrafanaFilesTest {
 	}
 
 	private static final List<String> DASHBOARDS = List.of("uform-executors.json", "uform-devices.json",
-			"uform-sample-embedding.json", "uform-models.json");
+			"uform-models.json");
 
 	/**
 	 * Schema version 42 is the last of Grafana's v1 dashboard model (Grafana 12.2 and newer); its one

@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.corpus.path=src/test/resources/corpus", "sample.corpus.batch-size=3",
-				"sample.embedding.max-texts=4", "uform.ram.threads=2" })
+				"uform.models.all-minilm-l6-v2-q.max-texts=4", "uform.ram.threads=2" })
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OpenAiClientsTest {
 
@@ -83,7 +83,7 @@ class OpenAiClientsTest {
 
 	@Test
 	void theSecondModelIsServedTooByTheNameOfItsEntry() {
-		// uform.models.all-minilm-l6-v2 (application.yml): full precision, on the same executor.
+		// uform.models.all-minilm-l6-v2 (sample-models.yml): full precision, on the same executor.
 		float[] full = langchain4j("all-minilm-l6-v2").embed(TEXTS.get(0)).content().vector();
 		assertThat(full).containsExactly(this.fullPrecision.embed(TEXTS.get(0)));
 		assertThat(full).isNotEqualTo(expected(TEXTS.get(0)));

@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.corpus.path=src/test/resources/corpus", "sample.corpus.batch-size=3",
-				"sample.embedding.max-texts=4", "uform.ram.threads=2" })
+				"uform.models.all-minilm-l6-v2-q.max-texts=4", "uform.ram.threads=2" })
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OpenAiRouteTest {
 
@@ -75,10 +75,24 @@ class OpenAiRouteTest {
 	}
 
 	@Test
+	void bothModelsAreTheStartersOnTheOneRamExecutorAndTheSearchsIsPrimary() throws Exception {
+		JsonNode models = ok(this.http.send(HttpRequest.newBuilder(uri("/actuator/uform/models")).build(),
+				HttpResponse.BodyHandlers.ofString()));
+		assertThat(models.propertyNames()).containsExactly(MODEL, "all-minilm-l6-v2");
+		for (JsonNode entry : models) {
+			assertThat(entry.get("executor").asString()).as(entry.toString()).isEqualTo("uformRamExecutor");
+			assertThat(entry.get("dimensions").asInt()).isEqualTo(384);
+		}
+		assertThat(this.model.name()).isEqualTo(MODEL);
+		assertThat(this.model.options().maxTexts()).isEqualTo(4);
+		assertThat(this.model.options().slotWait()).isEqualTo(java.time.Duration.ofSeconds(1));
+	}
+
+	@Test
 	void theModelsAreListed() throws Exception {
 		JsonNode models = ok(this.http.send(HttpRequest.newBuilder(uri("/v1/models")).build(),
 				HttpResponse.BodyHandlers.ofString()));
-		// The search's model and the starter's uform.models entry, both on the RAM executor.
+		// Both uform.models entries of sample-models.yml.
 		List<String> ids = new java.util.ArrayList<>();
 		models.get("data").forEach((entry) -> ids.add(entry.get("id").asString()));
 		assertThat(ids).containsExactly("all-minilm-l6-v2", MODEL);

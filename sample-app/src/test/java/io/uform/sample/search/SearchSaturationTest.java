@@ -21,6 +21,9 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+
 import io.uform.Executor;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A saturated executor refuses a search with 503 and {@code Retry-After} once its slot wait is over,
  * rather than queueing without bound; once a slot frees, searches are served again. Text searches
  * waiting together hold one slot, not one each, and bad input is refused before it reaches the
- * executor, even a saturated one. And without a VRAM executor, asking for one is a 400 that says why.
+ * executor, even a saturated one; searches that arrive together share the model's deferred calls. And without a VRAM executor, asking for one is a 400 that says why.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = { "sample.vectors.enabled=true",
@@ -44,6 +47,9 @@ class SearchSaturationTest {
 
 	@Autowired
 	PassageIndex index;
+
+	@Autowired
+	MeterRegistry registry;
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
@@ -75,6 +81,10 @@ class SearchSaturationTest {
 			assertThat(openAi.statusCode()).as(openAi.body()).isEqualTo(503);
 			assertThat(openAi.headers().firstValue("Retry-After")).hasValue("1");
 			assertThat(openAi.body()).contains("\"type\":\"server_error\"").contains("\"code\":\"overloaded\"");
+			// Both models give up on a saturated executor: each entry has its slot wait.
+			HttpResponse<String> second = post("/v1/embeddings", "{\"model\": \"all-minilm-l6-v2\", \"input\": \"x\"}");
+			assertThat(second.statusCode()).as(second.body()).isEqualTo(503);
+			assertThat(second.body()).contains("\"code\":\"overloaded\"");
 			// The parallel stream does not use the executor, so it still answers.
 			assertThat(get("/search/random?engine=parallel-stream").statusCode()).isEqualTo(200);
 		}
@@ -83,6 +93,45 @@ class SearchSaturationTest {
 		}
 		CompletableFuture.allOf(blockers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
 		assertThat(get("/search/random?engine=ram").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void concurrentSearchesShareTheModelsDeferredCalls() throws Exception {
+		// The search model's batches: one per deferred call of the model.
+		DistributionSummary batches = this.registry.get("uform.model.batch.size").tag("model", "all-minilm-l6-v2-q")
+			.summary();
+		long batchesBefore = batches.count();
+		double textsBefore = batches.totalAmount();
+		int searches = 16;
+		CountDownLatch release = new CountDownLatch(1);
+		List<CompletableFuture<Void>> blockers = new ArrayList<>();
+		List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+		try {
+			// Every slot taken, so the searches arrive while none can run, as under load.
+			for (int i = 0; i < 2; i++) {
+				blockers.add(this.ram.defer(() -> awaitQuietly(release)));
+			}
+			for (int i = 0; i < searches; i++) {
+				answers.add(this.http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port
+						+ "/search?q=" + URLEncoder.encode("how many threads, asked by client " + i, StandardCharsets.UTF_8)))
+					.build(), HttpResponse.BodyHandlers.ofString()));
+			}
+			// Well within the model's 1 s slot wait: every search is waiting by then.
+			Thread.sleep(400);
+		}
+		finally {
+			release.countDown();
+		}
+		for (CompletableFuture<HttpResponse<String>> answer : answers) {
+			HttpResponse<String> search = answer.get(30, TimeUnit.SECONDS);
+			assertThat(search.statusCode()).as(search.body()).isEqualTo(200);
+		}
+		CompletableFuture.allOf(blockers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+		assertThat(batches.totalAmount() - textsBefore).as("queries embedded").isEqualTo(searches);
+		// Each deferred call takes every query waiting at that moment: a few calls, not one per search
+		// (which is what the model does when it cannot batch, e.g. with max-batch-tokens=1).
+		assertThat(batches.count() - batchesBefore).as("deferred calls of the model for " + searches + " searches")
+			.isLessThanOrEqualTo(searches / 4);
 	}
 
 	@BeforeEach

@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.corpus.path=src/test/resources/corpus", "sample.corpus.batch-size=3",
-				"sample.embedding.max-texts=4", "uform.ram.threads=2" })
+				"uform.models.all-minilm-l6-v2-q.max-texts=4", "uform.ram.threads=2" })
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TextSearchApiTest {
 
@@ -171,7 +171,7 @@ class TextSearchApiTest {
 		refused(post("/embed", "{}"), "texts is missing or empty: send {\"texts\": [\"a sentence\", ...]}, 1 to 4 texts");
 		refused(post("/embed", "{\"texts\": []}"), "texts is missing or empty");
 		refused(post("/embed", "{\"texts\": [\"a\", \"b\", \"c\", \"d\", \"e\"]}"),
-				"too many texts: 5, at most 4 per call (sample.embedding.max-texts); split them over several calls");
+				"too many texts: 5, at most 4 per call (uform.models.all-minilm-l6-v2-q.max-texts); split them over several calls");
 		refused(post("/embed", "{\"texts\": [\"a\", null]}"), "texts[1] is null; every text must have words");
 		refused(post("/embed", "{\"texts\": [\"a\", \" \"]}"), "texts[1] is blank");
 		refused(post("/embed", "{\"texts\": [\"fine\", \"" + tooLong + "\"]}"), "texts[1] has at least 302 tokens");
@@ -186,7 +186,7 @@ class TextSearchApiTest {
 		HttpResponse<String> response = post("/embed", huge);
 		assertThat(response.statusCode()).as(response.body()).isEqualTo(413);
 		assertThat(json.readTree(response.body()).get("detail").asString())
-			.contains("an embedding call takes at most 397344 (sample.embedding.max-texts texts of 16384 characters)");
+			.contains("an embedding call takes at most 397344 (the search model's uform.models.<name>.max-texts texts of 16384 characters)");
 	}
 
 	private void refused(HttpResponse<String> response, String detail) throws Exception {

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.corpus.path=src/test/resources/corpus", "sample.corpus.batch-size=3",
-				"sample.embedding.max-texts=4", "uform.ram.threads=2" })
+				"uform.models.all-minilm-l6-v2-q.max-texts=4", "uform.ram.threads=2" })
 @ExtendWith(OutputCaptureExtension.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ProblemEverywhereTest {

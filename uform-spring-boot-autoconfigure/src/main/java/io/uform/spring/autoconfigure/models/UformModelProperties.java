@@ -1,5 +1,7 @@
 package io.uform.spring.autoconfigure.models;
 
+import java.time.Duration;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.Resource;
@@ -52,6 +54,19 @@ public class UformModelProperties {
 	 * Most tokens one deferred call gathers from waiting requests, at least 1.
 	 */
 	private int maxBatchTokens = 16384;
+
+	/**
+	 * Most texts one request may hold, at least 1. A request with more is refused before it reaches the
+	 * executor.
+	 */
+	private int maxTexts = 1024;
+
+	/**
+	 * Longest a request waits for a deferred slot while the executor's deferred-limit calls are in flight,
+	 * then it is refused with the executor's saturation error (UformException, status TIMEOUT). Unset, a
+	 * request waits as long as it takes; 0 refuses at once.
+	 */
+	private @Nullable Duration slotWait;
 
 	/**
 	 * Whether this model's beans are the ones an unqualified injection gets when several models are
@@ -131,6 +146,29 @@ public class UformModelProperties {
 			throw new IllegalArgumentException("must be at least 1 token");
 		}
 		this.maxBatchTokens = maxBatchTokens;
+	}
+
+	public int getMaxTexts() {
+		return this.maxTexts;
+	}
+
+	public void setMaxTexts(int maxTexts) {
+		if (maxTexts < 1) {
+			throw new IllegalArgumentException("must be at least 1 text per request");
+		}
+		this.maxTexts = maxTexts;
+	}
+
+	public @Nullable Duration getSlotWait() {
+		return this.slotWait;
+	}
+
+	public void setSlotWait(@Nullable Duration slotWait) {
+		if (slotWait != null && slotWait.isNegative()) {
+			throw new IllegalArgumentException("must be 0 (refuse at once when every deferred slot is taken) or "
+					+ "longer; leave it unset to wait for a slot");
+		}
+		this.slotWait = slotWait;
 	}
 
 	public boolean isPrimary() {

@@ -95,7 +95,9 @@ public final class UformModels implements ModelReports {
 			.withNormalize(entry.isNormalize())
 			.withMaxTokens(entry.getMaxTokens())
 			.withTruncation(entry.isTruncate() ? Truncation.TRUNCATE : Truncation.REFUSE)
+			.withMaxTexts(entry.getMaxTexts())
 			.withMaxBatchTokens(entry.getMaxBatchTokens())
+			.withSlotWait(entry.getSlotWait())
 			.withListener(activity);
 		try {
 			return TextEmbeddingModel.load(executor, model, tokenizer, options);

@@ -77,6 +77,31 @@ class ModelFailureReportsTest {
 	}
 
 	@Test
+	void aMaxTextsBelowOneIsRefusedWhileBinding(CapturedOutput output) {
+		String report = failedStart(output, entry("--uform.models.minilm.max-texts=0"));
+		assertThat(report).contains("uform.models.minilm.max-texts = 0 is invalid")
+			.contains("must be at least 1 text per request")
+			.contains("Update uform.models.minilm.max-texts in your configuration: it takes a whole number, such as 8; "
+					+ "see docs/models.md");
+	}
+
+	@Test
+	void aNegativeSlotWaitIsRefusedWhileBindingSayingHowToWait(CapturedOutput output) {
+		String report = failedStart(output, entry("--uform.models.minilm.slot-wait=-1s"));
+		assertThat(report).contains("uform.models.minilm.slot-wait = -1s is invalid")
+			.contains("\"uform.models.minilm.slot-wait\" from property source \"commandLineArgs\"")
+			.contains("leave it unset to wait for a slot")
+			.contains("Update uform.models.minilm.slot-wait in your configuration: it takes a duration such as 30s");
+	}
+
+	@Test
+	void aSlotWaitThatIsNoDurationSaysWhatADurationLooksLike(CapturedOutput output) {
+		String report = failedStart(output, entry("--uform.models.minilm.slot-wait=1 second"));
+		assertThat(report).contains("uform.models.minilm.slot-wait = 1 second is invalid")
+			.contains("a duration such as 30s, 500ms, 2m or PT2M");
+	}
+
+	@Test
 	void aPoolingUformDoesNotKnowListsTheOnesItDoes(CapturedOutput output) {
 		String report = failedStart(output, entry("--uform.models.minilm.pooling=max"));
 		assertThat(report).contains("uform.models.minilm.pooling = max is invalid")

@@ -29,6 +29,7 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.io.ByteArrayResource;
+import org.springframework.core.io.Resource;
 
 import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.spring.autoconfigure.UformAutoConfiguration;
@@ -94,7 +95,8 @@ class ModelsDocumentationTest {
 			if (field.getWriteMethod() != null) {
 				Object value = fields.getPropertyValue(field.getName());
 				existing.put(DataObjectPropertyName.toDashedForm(field.getName()),
-						(value == null) ? "required" : value.toString().toLowerCase(Locale.ROOT));
+						(value != null) ? value.toString().toLowerCase(Locale.ROOT)
+								: (field.getPropertyType() == Resource.class) ? "required" : "unset");
 			}
 		}
 		assertThat(documented).containsExactlyInAnyOrderEntriesOf(existing);

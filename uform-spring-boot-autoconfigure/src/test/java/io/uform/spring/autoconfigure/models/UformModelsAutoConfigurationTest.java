@@ -216,6 +216,44 @@ class UformModelsAutoConfigurationTest {
 	}
 
 	@Test
+	void maxTextsAndSlotWaitReachTheModelAndARequestWithMoreTextsIsRefused() {
+		this.runner.withPropertyValues(MiniLm.entry("minilm"))
+			.withPropertyValues("uform.models.minilm.max-texts=2", "uform.models.minilm.slot-wait=250ms")
+			.run((context) -> {
+				TextEmbeddingModel model = context.getBean(TextEmbeddingModel.class);
+				assertThat(model.options().maxTexts()).isEqualTo(2);
+				assertThat(model.options().slotWait()).isEqualTo(java.time.Duration.ofMillis(250));
+				assertThat(model.embed(List.of("one", "two"))).hasNumberOfRows(2);
+				assertThatThrownBy(() -> model.embed(List.of("one", "two", "three")))
+					.isInstanceOf(EmbeddingRefusedException.class)
+					.hasMessageContaining("3 texts");
+			});
+	}
+
+	@Test
+	void withoutMaxTextsAndSlotWaitAModelTakesTheLibrarysDefaultsAndWaitsForASlot() {
+		this.runner.withPropertyValues(MiniLm.entry("minilm")).run((context) -> {
+			TextEmbeddingModel model = context.getBean(TextEmbeddingModel.class);
+			assertThat(model.options().maxTexts()).isEqualTo(io.uform.onnxruntime.TextEmbeddingOptions.defaults().maxTexts())
+				.isEqualTo(1024);
+			assertThat(model.options().slotWait()).isNull();
+		});
+	}
+
+	@Test
+	void everyEntryGetsItsOwnSlotWait() {
+		this.runner.withPropertyValues(MiniLm.entry("first"))
+			.withPropertyValues(MiniLm.entry("second"))
+			.withPropertyValues("uform.models.first.slot-wait=1s", "uform.models.second.slot-wait=0")
+			.run((context) -> {
+				assertThat(context.getBean("firstEmbeddingModel", TextEmbeddingModel.class).options().slotWait())
+					.isEqualTo(java.time.Duration.ofSeconds(1));
+				assertThat(context.getBean("secondEmbeddingModel", TextEmbeddingModel.class).options().slotWait())
+					.isEqualTo(java.time.Duration.ZERO);
+			});
+	}
+
+	@Test
 	void theExecutorPropertyTakesTheBeanNameOfAnApplicationsExecutor() {
 		this.runner.withPropertyValues(MiniLm.entry("minilm"))
 			.withPropertyValues("uform.models.minilm.executor=embeddingExecutor")

@@ -8,9 +8,10 @@ import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.onnxruntime.TextEmbeddingOptions;
 
 /**
- * The sample's model, all-MiniLM-L6-v2 (quantized, 384 dimensions), from the resources of
- * langchain4j's model jar, loaded onto the RAM executor with uform-onnxruntime: the model owns the
- * weights, the executor's threads do the work.
+ * The sample's search model, all-MiniLM-L6-v2 (quantized, 384 dimensions), from the resources of
+ * langchain4j's model jar, for the tests and benchmarks that load it without the application (the
+ * application's is the {@code uform.models.all-minilm-l6-v2-q} entry of {@code sample-models.yml}, which
+ * the starter loads): the model owns the weights, the executor's threads do the work.
  */
 public final class MiniLm {
 
