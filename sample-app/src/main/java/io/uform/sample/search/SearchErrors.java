@@ -97,8 +97,10 @@ class SearchErrors {
 	ResponseEntity<ProblemDetail> executor(UformException ex) {
 		return switch (ex.status()) {
 			// Saturated, or shutting down: nothing ran, and another try (here or elsewhere) may succeed.
-			case TIMEOUT -> unavailable("every search slot stayed taken for " + SearchService.SLOT_WAIT.toMillis()
-					+ " ms (uform.ram.deferred-limit / uform.vram.deferred-limit searches in flight); retry later");
+			// The wait is the model entry's slot-wait for a text search and SearchService.SLOT_WAIT for a
+			// vector search: the detail names neither figure rather than one that may be wrong.
+			case TIMEOUT -> unavailable("every search slot stayed taken for as long as a search waits for one "
+					+ "(uform.ram.deferred-limit / uform.vram.deferred-limit searches in flight); retry later");
 			case FREED, INTERRUPTED -> unavailable("the service is shutting down: " + ex.getMessage());
 			default -> ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR)
 				.body(ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "the search failed: " + ex.getMessage()));
