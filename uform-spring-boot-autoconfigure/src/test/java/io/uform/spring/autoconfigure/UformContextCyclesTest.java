@@ -108,23 +108,30 @@ class UformContextCyclesTest {
 			.isEmpty();
 		int baseline = UformThreads.liveThreads();
 		long heap = usedHeap();
-		long resident = residentBytes();
+		long resident = 0;
 		for (int c = 1; c <= CYCLES; c++) {
 			modelCycle(withModel, c);
+			if (c == CYCLES / 2) {
+				resident = residentBytes();
+			}
 		}
 		assertThat(UformThreads.awaitNone(Duration.ofSeconds(5))).as("uform threads alive after %d cycles", CYCLES)
 			.isEmpty();
 		assertThat(UformThreads.liveThreads()).as("live threads after %d cycles with a model", CYCLES)
 			.isLessThanOrEqualTo(baseline + THREAD_TOLERANCE);
 		assertThat(stillReachable()).as("closed contexts still strongly reachable after %d cycles", CYCLES).isZero();
-		// A session left open holds the model's weights (about 23 MB here) natively: 100 of them would
-		// show in the process's resident memory as gigabytes. The allocator and the JVM (a heap that grew,
-		// compiled code) keep a few MB per cycle that are no leak: a quarter of the weights per cycle
-		// tells the two apart.
+		// A session left open holds the model's weights (about 23 MB here) natively, and more: with the
+		// close skipped, 100 cycles grew the process's resident memory by 3,976 MB, linearly. Without a
+		// leak it grows too, but only while the allocator's arenas fill: 538 MB over the first 50 cycles,
+		// then 40 MB over the next 50 and 23 MB over the 300 after; on a loaded machine the first 100
+		// reached 1,079 MB, failing a bound on all of them. So the bound is on the second half, where a
+		// quarter of the weights per cycle still tells a leak from the allocator.
 		long weights = new org.springframework.core.io.ClassPathResource("all-minilm-l6-v2-q.onnx").contentLength();
-		assertThat(residentBytes() - resident).as("resident memory grown over %d cycles; a session holds %d bytes of "
-				+ "weights", CYCLES, weights)
-			.isLessThan(CYCLES * weights / 4);
+		int measured = CYCLES - CYCLES / 2;
+		assertThat(residentBytes() - resident)
+			.as("resident memory grown over the last %d of %d cycles; a session holds %d bytes of weights", measured,
+					CYCLES, weights)
+			.isLessThan(measured * weights / 4);
 		assertThat(usedHeap() - heap).as("heap grown over %d cycles", CYCLES).isLessThan(MODEL_CYCLES_HEAP_TOLERANCE);
 	}
 
