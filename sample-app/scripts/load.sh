@@ -41,19 +41,19 @@ launches=1
 engines=""
 failed=0
 args=()
-# Each further client run's own options, space-separated (client options hold no spaces).
-runs=()
+# Each client run's own options, space-separated (client options hold no spaces): the first run has
+# none beyond the common ones, each --next starts another.
+runs=("")
 for arg in "$@"; do
   case "$arg" in
     --start) start=1 ;;
     --launches=*) launches=${arg#--launches=} ;;
     --next) runs+=("") ;;
     *)
-      if [ ${#runs[@]} -gt 0 ]; then runs[${#runs[@]}-1]="${runs[${#runs[@]}-1]} $arg"; else args+=("$arg"); fi
+      if [ ${#runs[@]} -gt 1 ]; then runs[${#runs[@]}-1]="${runs[${#runs[@]}-1]} $arg"; else args+=("$arg"); fi
       case "$arg" in --engines=*) engines="$engines,${arg#--engines=}" ;; esac ;;
   esac
 done
-if [ ${#runs[@]} -eq 0 ]; then runs=(""); fi
 engines=${engines#,}
 engines=${engines:-ram,parallel-stream}
 # Every engine but text scans the synthetic vectors, which the app generates only when asked to; only
