@@ -2,7 +2,7 @@
 # Drives search traffic at the uform sample and prints throughput and latency percentiles per engine
 # (sample-app/scripts/LoadClient.java: closed loop, engines interleaved, equal results checked first).
 #
-#   sample-app/scripts/load.sh [--start [--launches=N]] [client options]
+#   sample-app/scripts/load.sh [--start [--launches=N]] [client options] [--next client options ...]
 #
 # Without --start it loads an app already running at --url (default http://127.0.0.1:8080). With
 # --start it starts the sample's jar itself ($SAMPLE_JAR, else sample-app/target's, built if missing)
@@ -16,6 +16,19 @@
 #                 synthetic vectors, which --start turns on, else start the app with
 #                 --sample.vectors.enabled=true; or text:
 #                 GET /search?q= with questions about these docs, embedding each query and scanning)
+#
+# /v1/embeddings (issue #43): --engines=v1:MODEL[,v1:MODEL...] with --texts=N (texts a request: real
+# paragraphs of docs/*.md of at most --max-tokens=128 tokens), --concurrency=32 by default: requests/s,
+# texts/s, p50/p99 and every non-200 status per model, rounds interleaved, and the first model's ratios to
+# the others with their min-max over rounds. --saturate=true: the first model only, --concurrency=200
+# by default, in --rounds bursts: the statuses, and whether every non-200 was 503/429 with Retry-After
+# and OpenAI's error body; --recovery=true adds the time from each burst's end to the next 200.
+# Spring AI's model beside the sample's, in one app: build with
+#   ./mvnw -Ptransformers-peer -pl sample-app -am package -DskipTests
+# and load --engines=v1:all-minilm-l6-v2-q,v1:spring-ai-transformers (the app is started with
+# -Dai.djl.offline=true, so DJL loads PyTorch's natives from the jar).
+# --next runs the client again on the same app (each run: the options before the first --next, then
+# that run's own, which override them), so one launch serves several workloads.
 # --duration and --warmup are per engine (durations take a unit: 20s, 2m), so a run takes about
 # engines x (duration + warmup) after the app is up: 50 s for the defaults and two engines.
 set -euo pipefail
@@ -25,28 +38,54 @@ java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
 start=0
 launches=1
-engines=ram,parallel-stream
+engines=""
+failed=0
 args=()
+# Each client run's own options, space-separated (client options hold no spaces): the first run has
+# none beyond the common ones, each --next starts another.
+runs=("")
 for arg in "$@"; do
   case "$arg" in
     --start) start=1 ;;
     --launches=*) launches=${arg#--launches=} ;;
-    *) args+=("$arg"); case "$arg" in --engines=*) engines=${arg#--engines=} ;; esac ;;
+    --next) runs+=("") ;;
+    *)
+      if [ ${#runs[@]} -gt 1 ]; then runs[${#runs[@]}-1]="${runs[${#runs[@]}-1]} $arg"; else args+=("$arg"); fi
+      case "$arg" in --engines=*) engines="$engines,${arg#--engines=}" ;; esac ;;
   esac
 done
+engines=${engines#,}
+engines=${engines:-ram,parallel-stream}
 # Every engine but text scans the synthetic vectors, which the app generates only when asked to; only
 # text needs the embedding model, which an app started for the vectors alone goes without (it starts
 # at once, with no index to build, and runs from a jar without the model's jars, as on a GPU machine).
 vectors=""
-if [ -n "$(tr ',' '\n' <<<"$engines" | grep -vx text || true)" ]; then
+if [ -n "$(tr ',' '\n' <<<"$engines" | grep -vx text | grep -v '^v1:' || true)" ]; then
   vectors="--sample.vectors.enabled=true"
 fi
-if ! tr ',' '\n' <<<"$engines" | grep -qx text; then
+if ! tr ',' '\n' <<<"$engines" | grep -qE '^(text|v1:.*)$'; then
   vectors="$vectors --sample.embedding.enabled=false"
 fi
 
+# The v1 engines' texts: this project's docs.
+if grep -q 'v1:' <<<"$engines"; then
+  args+=("--docs=$root/docs")
+fi
+
+# Runs the client once per run; fails if any run failed, after all of them.
+clients() {
+  local failed=0 run
+  for run in "${runs[@]}"; do
+    [ ${#runs[@]} -gt 1 ] && echo "== client:${run:- (common options)}"
+    # shellcheck disable=SC2086 # a run's options, split on spaces
+    "$java" "$here/LoadClient.java" "$@" "${args[@]}" $run || failed=1
+  done
+  return $failed
+}
+
 if [ "$start" = 0 ]; then
-  exec "$java" "$here/LoadClient.java" "${args[@]}"
+  clients
+  exit $?
 fi
 
 jar=${SAMPLE_JAR:-$(ls "$root"/sample-app/target/uform-sample-app-*.jar 2>/dev/null | grep -v original | head -1 || true)}
@@ -90,16 +129,18 @@ launch() {
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
   log=$(mktemp /tmp/uform-sample-load.XXXXXX.log)
   # shellcheck disable=SC2086 # APP_ARGS is a list of Spring arguments
-  "$java" -jar "$jar" --server.port="$port" --server.address=127.0.0.1 $vectors ${APP_ARGS:-} >"$log" 2>&1 &
+  # -Dai.djl.offline=true: the transformers-peer build's DJL takes PyTorch's natives from the jar
+  # rather than downloading them (no other build reads it).
+  "$java" -Dai.djl.offline=true -jar "$jar" --server.port="$port" --server.address=127.0.0.1 $vectors ${APP_ARGS:-} >"$log" 2>&1 &
   app=$!
-  for _ in $(seq 1 120); do
+  for _ in $(seq 1 240); do
     if healthy "$port"; then break; fi
     if ! kill -0 "$app" 2>/dev/null; then echo "load.sh: the app exited; its log:" >&2; cat "$log" >&2; exit 1; fi
     sleep 0.5
   done
-  healthy "$port" || { echo "load.sh: the app is not ready after 60 s; its log:" >&2; cat "$log" >&2; exit 1; }
+  healthy "$port" || { echo "load.sh: the app is not ready after 120 s; its log:" >&2; cat "$log" >&2; exit 1; }
   grep -E "Search: |Generated |Passage index ready" "$log" | sed 's/^.*\] //' || true
-  "$java" "$here/LoadClient.java" --url="http://127.0.0.1:$port" "${args[@]}"
+  clients --url="http://127.0.0.1:$port" || failed=1
   kill "$app" 2>/dev/null || true
   wait "$app" 2>/dev/null || true
   app=""
@@ -109,7 +150,7 @@ launch() {
 
 if [ "$launches" = 1 ]; then
   launch
-  exit 0
+  exit $failed
 fi
 summary=$(mktemp)
 for n in $(seq 1 "$launches"); do

@@ -15,7 +15,9 @@ import io.uform.sample.search.TextChecks;
 /**
  * Every {@link TextEmbeddingModel} bean of the application, by its name: each {@code uform.models.<name>}
  * entry the starter loads, with that entry's {@code max-texts}. Texts are checked on the request thread
- * first ({@link TextChecks}), so a text that cannot fit never reaches the model's executor.
+ * first ({@link TextChecks}), so a text that cannot fit never reaches the model's executor. Beside them,
+ * every {@link ServedModel} bean as it is: none in this application's own build; the
+ * {@code transformers-peer} Maven profile adds Spring AI's model that way, for issue #43's benchmark.
  */
 final class ModelBeansServedModels implements ServedModels {
 
@@ -39,6 +41,9 @@ final class ModelBeansServedModels implements ServedModels {
 			this.beans.getBeansOfType(TextEmbeddingModel.class).values().stream()
 				.sorted(Comparator.comparing(TextEmbeddingModel::name))
 				.forEach((model) -> found.add(new Served(model)));
+			this.beans.getBeansOfType(ServedModel.class).values().stream()
+				.sorted(Comparator.comparing(ServedModel::id))
+				.forEach(found::add);
 			all = List.copyOf(found);
 			this.models = all;
 		}

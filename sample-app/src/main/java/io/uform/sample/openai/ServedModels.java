@@ -7,7 +7,8 @@ import java.util.Optional;
  * The embedding models this application serves on {@code /v1}, by the id a client names in
  * {@code model}. The one seam between the OpenAI-compatible route and whatever runs the models: every
  * {@code TextEmbeddingModel} bean ({@link ModelBeansServedModels}), the starter's {@code uform.models}
- * entries among them.
+ * entries among them, then every {@link ServedModel} bean (how a build adds a model that is not a
+ * {@code TextEmbeddingModel}: the {@code transformers-peer} profile's Spring AI model).
  */
 public interface ServedModels {
 
@@ -26,7 +27,7 @@ public interface ServedModels {
 		return all().stream().filter((model) -> model.id().equals(id)).findFirst();
 	}
 
-	/** One model, as the route needs it. */
+	/** One model, as the route needs it; a bean of this type is served as well. */
 	interface ServedModel {
 
 		/**
