@@ -258,7 +258,6 @@ final class DeferredBatches {
 		}
 	}
 
-
 	/**
 	 * A request's answer.
 	 * @param vectors its texts' vectors, in order
