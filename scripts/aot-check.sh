@@ -41,16 +41,23 @@ metadata="sample-app/target/spring-aot/main/resources/META-INF/native-image/io.u
 
 echo "== the runtime hints in $metadata"
 python3 - "$metadata" <<'EOF' || fail "the AOT metadata lacks hints uform or the sample registers (see above)"
-import json, sys
+import fnmatch, json, sys
 metadata = json.load(open(sys.argv[1]))
 globs = {entry.get("glob") for entry in metadata.get("resources", [])}
 reflection = {entry["type"]: entry for entry in metadata.get("reflection", []) if isinstance(entry["type"], str)}
 jni = {entry["type"]: entry for entry in metadata.get("jni", []) if isinstance(entry["type"], str)}
 missing = []
 for glob in ("io/uform/kernels/*", "META-INF/maven/io.uform/uform-java/pom.properties",  # the starter's
-             "all-minilm-l6-v2-q.onnx", "all-minilm-l6-v2-q-tokenizer.json", "sample-docs/**"):  # the sample's
+             "ai/onnxruntime/native/**", "native/lib/**",  # the starter's, for its models
+             "sample-docs/**"):  # the sample's
     if glob not in globs:
         missing.append("resource " + glob)
+# The files sample-models.yml names, each matched by some pattern the sample registers (one pattern,
+# all-minilm-l6-v2*, covers the four; no pattern has a / here, so fnmatch's * reads as the image's).
+for name in ("all-minilm-l6-v2-q.onnx", "all-minilm-l6-v2-q-tokenizer.json",
+             "all-minilm-l6-v2.onnx", "all-minilm-l6-v2-tokenizer.json"):
+    if not any(glob and "/" not in glob and fnmatch.fnmatchcase(name, glob) for glob in globs):
+        missing.append("resource " + name + " (no registered pattern matches it)")
 for by_reference in ("IntByReference", "LongByReference", "PointerByReference"):
     if not reflection.get("com.sun.jna.ptr." + by_reference, {}).get("allPublicConstructors"):
         missing.append("public constructors of com.sun.jna.ptr." + by_reference)
