@@ -265,6 +265,28 @@ public final class LoadClient {
 		return options;
 	}
 
+	/**
+	 * Answers per second.
+	 * @param latencies one per answer
+	 * @param elapsedNanos the time they took, summed over runs
+	 */
+	static double throughput(long[] latencies, long elapsedNanos) {
+		return latencies.length / (elapsedNanos / 1e9);
+	}
+
+	/**
+	 * A percentile of sorted latencies (nearest rank), in milliseconds; NaN without any.
+	 * @param sorted latencies in nanoseconds, ascending
+	 * @param percentile 1 to 100
+	 */
+	static double percentileMillis(long[] sorted, int percentile) {
+		if (sorted.length == 0) {
+			return Double.NaN;
+		}
+		int index = (int) Math.ceil(percentile / 100.0 * sorted.length) - 1;
+		return sorted[Math.max(0, index)] / 1e6;
+	}
+
 	/** Latencies and counts of one engine, over one or more runs. */
 	private static final class Result {
 
@@ -288,15 +310,11 @@ public final class LoadClient {
 		}
 
 		double throughput() {
-			return this.latencies.length / (this.elapsedNanos / 1e9);
+			return LoadClient.throughput(this.latencies, this.elapsedNanos);
 		}
 
 		double percentileMillis(int percentile) {
-			if (this.latencies.length == 0) {
-				return Double.NaN;
-			}
-			int index = (int) Math.ceil(percentile / 100.0 * this.latencies.length) - 1;
-			return this.latencies[Math.max(0, index)] / 1e6;
+			return LoadClient.percentileMillis(this.latencies, percentile);
 		}
 	}
 }
@@ -758,15 +776,11 @@ final class V1Load {
 		}
 
 		double throughput() {
-			return this.latencies.length / (this.elapsedNanos / 1e9);
+			return LoadClient.throughput(this.latencies, this.elapsedNanos);
 		}
 
 		double percentileMillis(int percentile) {
-			if (this.latencies.length == 0) {
-				return Double.NaN;
-			}
-			int index = (int) Math.ceil(percentile / 100.0 * this.latencies.length) - 1;
-			return this.latencies[Math.max(0, index)] / 1e6;
+			return LoadClient.percentileMillis(this.latencies, percentile);
 		}
 	}
 }
