@@ -3,6 +3,7 @@ package io.uform;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 import io.uform.host.DeferredCalls;
 import io.uform.host.WrappedCall;
@@ -34,17 +35,44 @@ final class DecoratedDeferredCall<T> implements Callable<T>, WrappedCall {
 			future = deferred.submit(new DecoratedDeferredCall<>(decoration, call), maxWait);
 		}
 		catch (Throwable ex) {
-			// Refused (or out of memory): never queued, so the decoration hears it here.
-			try {
-				decoration.completed(ex);
-			}
-			catch (Throwable hookFailure) {
-				ex.addSuppressed(hookFailure);
-			}
+			refused(decoration, ex);
 			throw ex;
 		}
 		future.whenComplete((result, failure) -> decoration.completed(failure));
 		return future;
+	}
+
+	/**
+	 * As {@link #submit}, for a call submitted without a future
+	 * ({@link DeferredCalls#submitWithoutFuture}): the decoration hears the end on the deferred thread,
+	 * just before {@code ended} does.
+	 */
+	static void submitWithoutFuture(DeferredCalls deferred, DeferredCallDecorator.Decoration decoration,
+			Callable<?> call, Duration maxWait, Consumer<Throwable> ended) {
+		try {
+			deferred.submitWithoutFuture(new DecoratedDeferredCall<>(decoration, call), maxWait, (failure) -> {
+				try {
+					decoration.completed(failure);
+				}
+				finally {
+					ended.accept(failure);
+				}
+			});
+		}
+		catch (Throwable ex) {
+			refused(decoration, ex);
+			throw ex;
+		}
+	}
+
+	/** A call {@code defer} refused (or out of memory) was never queued: the decoration hears it here. */
+	private static void refused(DeferredCallDecorator.Decoration decoration, Throwable ex) {
+		try {
+			decoration.completed(ex);
+		}
+		catch (Throwable hookFailure) {
+			ex.addSuppressed(hookFailure);
+		}
 	}
 
 	@Override

@@ -3,7 +3,6 @@ package io.uform;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 
 import io.uform.UformException.Status;
@@ -34,10 +33,11 @@ import io.uform.host.WrappedCall;
  * <li>A task submitted from the executor's own deferred thread, or from inside one of its tasks, runs
  * inline on the submitting thread before {@code execute} returns, as a fork inside a task runs inline:
  * queued, it would wait behind the very call that waits for it.</li>
- * <li>A task that throws, or that the executor drops unstarted when a bounded free gives up, is
- * reported to the uncaught-exception handler of the thread that sees it, as a
- * {@link java.util.concurrent.ThreadPoolExecutor} reports a task that throws; the executor stays
- * usable. Wrap the task in a {@link java.util.concurrent.FutureTask} (as {@code submit} methods do)
+ * <li>A task that throws is reported to the uncaught-exception handler of the deferred thread, right
+ * after it, as a {@link java.util.concurrent.ThreadPoolExecutor} reports a task that throws on its
+ * worker; one that the executor drops unstarted when a bounded free gives up is reported on the
+ * thread that completes the drop. The executor stays usable. A handler that blocks holds up the tasks
+ * behind. Wrap the task in a {@link java.util.concurrent.FutureTask} (as {@code submit} methods do)
  * to receive the failure instead.</li>
  * </ul>
  *
@@ -96,7 +96,9 @@ public final class DeferredCallExecutor implements java.util.concurrent.Executor
 			return;
 		}
 		try {
-			this.executor.defer(new Task(task), this.maxWait).whenComplete(DeferredCallExecutor::reportFailure);
+			// Without a future: none would reach the submitter, and completing one would wake a
+			// completion thread per task only to find nothing attached but the failure report.
+			this.executor.deferWithoutFuture(new Task(task), this.maxWait, DeferredCallExecutor::reportFailure);
 		}
 		catch (UformException ex) {
 			if (ex.status() == Status.FREED || ex.status() == Status.TIMEOUT || ex.status() == Status.INTERRUPTED) {
@@ -137,9 +139,9 @@ public final class DeferredCallExecutor implements java.util.concurrent.Executor
 		}
 	}
 
-	private static void reportFailure(Object result, Throwable failure) {
+	private static void reportFailure(Throwable failure) {
 		if (failure != null) {
-			report((failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure);
+			report(failure);
 		}
 	}
 

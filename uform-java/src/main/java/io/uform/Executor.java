@@ -462,6 +462,29 @@ public final class Executor implements AutoCloseable {
 	}
 
 	/**
+	 * Submits a deferred call whose end is heard on the deferred thread instead of through a future,
+	 * for {@link DeferredCallExecutor}, which gives its submitters none: no completion thread is woken
+	 * per call. {@code ended} runs right after the call (after the decoration hears it), must not
+	 * block, and gets what the call threw or {@code null}; for a call a bounded free drops unstarted,
+	 * it runs on a completion thread with that failure.
+	 * @param call the call
+	 * @param maxWait as for {@link #defer(Callable, Duration)}, not negative
+	 * @param ended hears how the call ended
+	 * @throws UformException as {@link #defer(Callable, Duration)}
+	 */
+	void deferWithoutFuture(Callable<?> call, Duration maxWait, Consumer<Throwable> ended) {
+		DeferredCallDecorator decorator = this.deferredCallDecorator;
+		if (decorator != null) {
+			DeferredCallDecorator.Decoration decoration = decorator.decorate(this);
+			if (decoration != null) {
+				DecoratedDeferredCall.submitWithoutFuture(this.resources.deferred, decoration, call, maxWait, ended);
+				return;
+			}
+		}
+		this.resources.deferred.submitWithoutFuture(call, maxWait, ended);
+	}
+
+	/**
 	 * Waits for every call submitted so far, then idles threads in {@link Mood#PARKED}.
 	 * @throws UformException as {@link #drain(Mood)}
 	 */

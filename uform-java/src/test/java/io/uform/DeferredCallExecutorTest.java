@@ -31,12 +31,17 @@ class DeferredCallExecutorTest {
 
 	private final List<Throwable> reported = Collections.synchronizedList(new ArrayList<>());
 
+	private final List<String> reportedOn = Collections.synchronizedList(new ArrayList<>());
+
 	private Thread.UncaughtExceptionHandler before;
 
 	@BeforeEach
 	void catchReports() {
 		this.before = Thread.getDefaultUncaughtExceptionHandler();
-		Thread.setDefaultUncaughtExceptionHandler((thread, ex) -> this.reported.add(ex));
+		Thread.setDefaultUncaughtExceptionHandler((thread, ex) -> {
+			this.reportedOn.add(thread.getName());
+			this.reported.add(ex);
+		});
 	}
 
 	@AfterEach
@@ -280,6 +285,79 @@ class DeferredCallExecutorTest {
 			awaitReports(1);
 			assertThat(this.reported).containsExactly(boom);
 			assertThat(executor.statistics().deferredFailed()).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void aTaskThatThrowsIsReportedOnTheDeferredThreadBeforeADrainReturns() {
+		// No future reaches the submitter, so none is completed on a completion thread: the failure is
+		// reported on the deferred thread, and the task counts as finished only after that.
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
+			DeferredCallExecutor view = DeferredCallExecutor.of(executor);
+			IllegalStateException boom = new IllegalStateException("boom");
+			view.execute(() -> {
+				throw boom;
+			});
+			executor.drain();
+			assertThat(this.reported).containsExactly(boom);
+			assertThat(this.reportedOn).containsExactly("uform-" + executor.name() + "-deferred");
+		}
+	}
+
+	@Test
+	void aFailureHandlerThatThrowsDoesNotStopTheTasksBehind() throws Exception {
+		Thread.setDefaultUncaughtExceptionHandler((thread, ex) -> {
+			this.reported.add(ex);
+			throw new IllegalStateException("the handler fails too");
+		});
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
+			DeferredCallExecutor view = DeferredCallExecutor.of(executor);
+			IllegalStateException boom = new IllegalStateException("boom");
+			view.execute(() -> {
+				throw boom;
+			});
+			CompletableFuture<String> next = CompletableFuture.supplyAsync(() -> "next", view);
+			assertThat(next.get(10, TimeUnit.SECONDS)).isEqualTo("next");
+			assertThat(this.reported).containsExactly(boom);
+			assertThat(executor.statistics().deferredFailed()).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void theHooksHearEachTaskEndOnceOnTheDeferredThreadAndEachRefusalAtOnce() throws Exception {
+		List<String> heard = Collections.synchronizedList(new ArrayList<>());
+		DeferredCallDecorator listen = (executor) -> new DeferredCallDecorator.Decoration() {
+
+			@Override
+			public ExecutorHooks.Scope open() {
+				return () -> {
+				};
+			}
+
+			@Override
+			public void completed(Throwable failure) {
+				heard.add(((failure != null) ? failure.getClass().getSimpleName() : "returned") + " on "
+						+ Thread.currentThread().getName());
+			}
+		};
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1).withDeferredLimit(1), ExecutorHooks.NONE.withDeferredCalls(listen))) {
+			DeferredCallExecutor view = DeferredCallExecutor.of(executor);
+			view.execute(() -> {
+			});
+			view.execute(() -> {
+				throw new IllegalStateException("boom");
+			});
+			executor.drain();
+			CountDownLatch release = new CountDownLatch(1);
+			view.execute(() -> ExecutorForkTest.awaitQuietly(release));
+			String submitter = Thread.currentThread().getName();
+			assertThatThrownBy(() -> DeferredCallExecutor.of(executor, Duration.ZERO).execute(() -> {
+			})).isInstanceOf(RejectedExecutionException.class);
+			release.countDown();
+			executor.drain();
+			String deferred = "uform-" + executor.name() + "-deferred";
+			assertThat(heard).containsExactly("returned on " + deferred, "IllegalStateException on " + deferred,
+					"UformException on " + submitter, "returned on " + deferred);
 		}
 	}
 

@@ -2,6 +2,7 @@ package io.uform.host;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * One queued deferred call and the future it completes. Its fields are part of its
@@ -21,6 +22,15 @@ final class DeferredCall<T> implements Runnable {
 
 	final CompletableFuture<T> future;
 
+	/**
+	 * For a call submitted without a future ({@link DeferredCalls#submitWithoutFuture}): hears how it
+	 * ended, on the runner; {@code null} for a call whose future was handed out.
+	 */
+	final Consumer<Throwable> ended;
+
+	/** Whether {@link #ended} has run; written and read by the runner only. */
+	boolean endHeard;
+
 	/** When the submitter was given a slot: the start of the call's wait. */
 	final long acceptedNanos;
 
@@ -39,7 +49,8 @@ final class DeferredCall<T> implements Runnable {
 	/** Counted finished; guarded by the owner's lock. */
 	boolean counted;
 
-	DeferredCall(DeferredCalls owner, long sequence, Callable<T> callable, CompletableFuture<T> future, long acceptedNanos) {
+	DeferredCall(DeferredCalls owner, long sequence, Callable<T> callable, CompletableFuture<T> future,
+			Consumer<Throwable> ended, long acceptedNanos) {
 		this.owner = owner;
 		this.sequence = sequence;
 		this.runs = callable;
@@ -49,6 +60,7 @@ final class DeferredCall<T> implements Runnable {
 		}
 		this.callable = named;
 		this.future = future;
+		this.ended = ended;
 		this.acceptedNanos = acceptedNanos;
 	}
 

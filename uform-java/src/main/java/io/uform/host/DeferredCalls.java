@@ -35,11 +35,14 @@ import io.uform.failure.FailureFactory;
  * (or is abandoned, with its future completed, by a bounded free that gives up), and none is admitted
  * after it. No call is lost. {@code freed} implies {@code closed}.</li>
  * <li>{@code submitted} and {@code finished} only grow. A call counts as finished only once its
- * slot is released and its future is complete, so when {@code drain} sees {@code finished >= s},
- * the first {@code s} calls submitted have freed their slots and completed their futures.</li>
+ * slot is released and its future is complete (for a call submitted without a future, once its
+ * {@code ended} has returned), so when {@code drain} sees {@code finished >= s}, the first {@code s}
+ * calls submitted have freed their slots and completed their futures.</li>
  * <li>Futures complete on {@link DeferredCompletions}' threads, never on the runner: continuations
  * attached to a future run there, so one that blocks (or waits for a later deferred call) cannot
- * hold up, or deadlock, the runner.</li>
+ * hold up, or deadlock, the runner. A call submitted without a future ({@link #submitWithoutFuture})
+ * has a future no one else holds, so nothing can be attached to it: its end is heard on the runner,
+ * and its future is left as it is (only {@link #abandonQueued} completes it).</li>
  * <li>A thread that cannot wait for a slot never does: the runner (a call that defers while all
  * slots are taken would wait for itself) and a thread inside a task of the executor (the running
  * call may be waiting for that task's fork). From them, a full limit is an immediate rejection.</li>
@@ -199,6 +202,29 @@ public final class DeferredCalls {
 	 *         {@code INTERRUPTED} when interrupted while waiting (the flag stays set)
 	 */
 	public <T> CompletableFuture<T> submit(Callable<T> call, Duration maxWait) {
+		return enqueue(call, maxWait, null).future;
+	}
+
+	/**
+	 * Submits a call whose end is heard on the runner instead of through a future handed out:
+	 * {@code ended} runs there right after the call, with what it threw ({@code null} when it returned),
+	 * after its slot is freed and before it counts as finished. For callers that give their submitters
+	 * no future ({@code io.uform.DeferredCallExecutor}): where no one holds the future, no continuation
+	 * can be attached to it, so there is nothing to keep off the runner, and the call is spared the
+	 * hand-off to a completion thread (a thread woken per call, on every call). {@code ended} must not
+	 * block, since the calls behind wait for it; what it throws is dropped, as a continuation's failure
+	 * is. A call dropped unstarted ({@link #abandonQueued}) has {@code ended} run on a completion thread,
+	 * with the failure its future would have had.
+	 * @param call the call
+	 * @param maxWait as for {@link #submit}
+	 * @param ended hears how the call ended
+	 * @throws RuntimeException as {@link #submit}
+	 */
+	public void submitWithoutFuture(Callable<?> call, Duration maxWait, Consumer<Throwable> ended) {
+		enqueue(call, maxWait, ended);
+	}
+
+	private <T> DeferredCall<T> enqueue(Callable<T> call, Duration maxWait, Consumer<Throwable> ended) {
 		if (call == null) {
 			throw this.refusals.noCall();
 		}
@@ -214,7 +240,7 @@ public final class DeferredCalls {
 		DeferredCall<T> queued;
 		try {
 			future = new CompletableFuture<>();
-			queued = new DeferredCall<>(this, 0, call, future, accepted);
+			queued = new DeferredCall<>(this, 0, call, future, ended, accepted);
 		}
 		catch (Throwable ex) {
 			// Out of memory between the slot and the queue: give the slot back, or it is lost for good.
@@ -245,7 +271,7 @@ public final class DeferredCalls {
 		finally {
 			this.lock.unlock();
 		}
-		return future;
+		return queued;
 	}
 
 	private void runCalls() {
@@ -344,7 +370,27 @@ public final class DeferredCalls {
 			countFinished(call);
 			return;
 		}
+		if (call.ended != null) {
+			// Nobody holds its future, so nothing waits on it: heard here, with no hand-off.
+			hearEnd(call);
+			countFinished(call);
+			return;
+		}
 		DeferredCompletions.complete(this, call.future, call.result, call.thrown, call);
+	}
+
+	/** Runs a future-less call's {@code ended} once, on the runner; what it throws is dropped. */
+	private static void hearEnd(DeferredCall<?> call) {
+		if (call.endHeard) {
+			return;
+		}
+		call.endHeard = true;
+		try {
+			call.ended.accept(call.thrown);
+		}
+		catch (Throwable ex) {
+			// Dropped, as a continuation's failure is: the call behind must not pay for it.
+		}
 	}
 
 	/** Clears the running call, counts its outcome and frees its slot, once; allocates nothing. */
@@ -550,6 +596,12 @@ public final class DeferredCalls {
 			// the executor (a cleanup that frees it, say) without being refused.
 			countFinished(call);
 			futures.add(call.future);
+			if (call.ended != null) {
+				// Attached before the future completes, so it runs on the completion thread, as a
+				// continuation would, and counts among the continuations the give-up waits for.
+				Consumer<Throwable> ended = call.ended;
+				call.future.whenComplete((result, failure) -> ended.accept(failure));
+			}
 			DeferredCompletions.complete(null, call.future, null, error, continued::countDown);
 		}
 		return new DroppedCalls(futures, continued);

@@ -21,7 +21,8 @@ import io.uform.ForkDecorator;
  *
  * <p>Where threads meet: a call's decoration is made on the submitting thread, opened on the
  * deferred thread and completed on whichever thread completes the future (uform's completion thread,
- * or a thread that cancels it). Its fields are final, and the queue the call passes through and the
+ * or a thread that cancels it; for a task of the executor's {@code DeferredCallExecutor} view, which
+ * has no future, the deferred thread right after the call). Its fields are final, and the queue the call passes through and the
  * future's completion order those threads; the one mutable mark, cancellation, is volatile
  * ({@link DeferredCallObservationContext}).
  */
