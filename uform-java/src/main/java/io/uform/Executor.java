@@ -625,10 +625,13 @@ public final class Executor implements AutoCloseable {
 
 	/**
 	 * Whether the current thread is one this executor's work may be waiting for: its deferred thread,
-	 * or a thread inside one of its tasks. Work handed to the executor from there cannot queue behind
-	 * its own submitter, so {@link DeferredCallExecutor} runs it inline, as a nested fork runs.
+	 * or a thread inside one of its tasks. Work handed to the executor from there and then waited for
+	 * would queue behind its own submitter and never run; so {@link DeferredCallExecutor} runs such a
+	 * task inline, as a nested fork runs, and a model on the executor embeds inline there instead of
+	 * deferring. Code of yours that defers and waits should do the same.
+	 * @return {@code true} on the deferred thread or inside a task of this executor
 	 */
-	boolean isOwnThread() {
+	public boolean isOwnThread() {
 		return this.resources.deferred.isRunnerThread() || this.resources.pool.isInsideTask();
 	}
 

@@ -84,6 +84,21 @@ class ExecutorReentrancyTest {
 	}
 
 	@Test
+	void isOwnThreadIsTrueExactlyWhereWorkDeferredAndAwaitedWouldWaitForItself() throws Exception {
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2));
+				Executor other = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1))) {
+			assertThat(executor.isOwnThread()).as("an application thread").isFalse();
+			assertThat(executor.defer(executor::isOwnThread).get(10, TimeUnit.SECONDS)).as("the deferred thread").isTrue();
+			assertThat(other.defer(executor::isOwnThread).get(10, TimeUnit.SECONDS)).as("another executor's").isFalse();
+			boolean[] inTask = new boolean[2];
+			executor.forThreads((thread, colocation) -> inTask[thread] = executor.isOwnThread());
+			assertThat(inTask).as("every thread of a fork, the caller's included").containsExactly(true, true);
+			assertThat(executor.defer(() -> null).thenApply((ignored) -> executor.isOwnThread()).get(10, TimeUnit.SECONDS))
+				.as("a continuation on a completion thread").isFalse();
+		}
+	}
+
+	@Test
 	void aForkTaskMayDeferWithoutWaitingWhenASlotIsFree() throws Exception {
 		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2).withDeferredLimit(4))) {
 			CompletableFuture<?>[] futures = new CompletableFuture<?>[2];

@@ -29,6 +29,9 @@ import io.uform.UformException;
  * executor for a slot (and gets its saturation error on its own thread). A spare nobody adopts runs
  * when its turn comes, serves whatever is waiting then, or returns at once.
  *
+ * <p>A request made on one of the executor's own threads (its deferred thread, a task of a fork) is
+ * served inline there instead, alone: deferred and awaited, it would wait behind its own caller.
+ *
  * <p>A call runs its backed request first (its <em>owner</em>, which may be newer than the head of
  * the queue when it adopted a spare: it is served in the order of the slot it holds), then the
  * waiting requests in arrival order.
@@ -97,6 +100,11 @@ final class DeferredBatches {
 	 */
 	Served embed(List<long[]> ids, long tokens) {
 		Request request = new Request(ids, tokens);
+		if (this.executor.isOwnThread()) {
+			// A deferred call of the executor (an @Async task on its view, say) or one of its tasks: a
+			// call deferred from here would queue behind this very thread's work and never be served.
+			return serveInline(request);
+		}
 		Call call;
 		synchronized (this) {
 			this.waiting.add(request);
@@ -221,6 +229,30 @@ final class DeferredBatches {
 			batch.fail(ex);
 			throw ex;
 		}
+		heard(batch);
+		return null;
+	}
+
+	/**
+	 * Serves one request on the current thread, one of the executor's own: its texts alone (the
+	 * requests waiting stay with their backers), across every lane, as a nested fork runs: from the
+	 * deferred thread the lanes fork over the executor's threads; inside a task, on this thread only.
+	 */
+	private Served serveInline(Request request) {
+		Batch batch = new Batch();
+		batch.startInline(request);
+		try {
+			this.lanes.run(batch::work);
+		}
+		catch (RuntimeException | Error ex) {
+			batch.fail(ex);
+			throw ex;
+		}
+		heard(batch);
+		return await(request);
+	}
+
+	private void heard(Batch batch) {
 		try {
 			this.options.listener().embedded(batch.soFar());
 		}
@@ -228,7 +260,6 @@ final class DeferredBatches {
 			LOG.log(System.Logger.Level.WARNING, "the EmbeddingListener of model '" + this.options.name()
 					+ "' failed; the vectors were delivered", ex);
 		}
-		return null;
 	}
 
 	private Served await(Request request) {
@@ -344,6 +375,9 @@ final class DeferredBatches {
 
 		private long tokens;
 
+		/** Serves only the request it started with ({@link #startInline}). */
+		private boolean inline;
+
 		/**
 		 * Starts the batch of {@code call}: takes the request it backs, or else the first one waiting.
 		 * @param call the deferred call that runs this batch
@@ -361,6 +395,17 @@ final class DeferredBatches {
 				DeferredBatches.this.waiting.remove(owner);
 				add(owner);
 				return true;
+			}
+		}
+
+		/**
+		 * Starts an inline batch of one request that was never waiting: it takes no other, since its
+		 * caller must not pay for theirs.
+		 */
+		void startInline(Request request) {
+			synchronized (DeferredBatches.this) {
+				this.inline = true;
+				add(request);
 			}
 		}
 
@@ -384,7 +429,7 @@ final class DeferredBatches {
 		/** Takes the next waiting request within the budget; the caller holds the monitor. */
 		private boolean take() {
 			Request waitingNext = DeferredBatches.this.waiting.peek();
-			if (waitingNext == null
+			if (this.inline || waitingNext == null
 					|| (!this.taken.isEmpty() && this.tokens + waitingNext.tokens() > DeferredBatches.this.options.maxBatchTokens())) {
 				return false;
 			}

@@ -60,6 +60,27 @@ class UformModelsAutoConfigurationTest {
 	}
 
 	@Test
+	void anAsyncMethodOnTheRamExecutorEmbedsThroughTheSpringAiAndLangchain4jBeans() {
+		// The method runs on the executor's deferred thread: a model that deferred from there would wait
+		// for its own call behind the method's, and hang the executor for good.
+		this.runner.withPropertyValues(MiniLm.entry("minilm"))
+			.withPropertyValues("uform.ram.async-executor=true")
+			.withUserConfiguration(AsyncEmbedding.class)
+			.run((context) -> {
+				AsyncEmbedding embedding = context.getBean(AsyncEmbedding.class);
+				float[] springAi = embedding.springAi(context.getBean(SPRING_AI,
+						org.springframework.ai.embedding.EmbeddingModel.class), "hello")
+					.get(20, TimeUnit.SECONDS);
+				float[] langchain4j = embedding.langchain4j(context.getBean(LANGCHAIN4J,
+						dev.langchain4j.model.embedding.EmbeddingModel.class), "hello")
+					.get(20, TimeUnit.SECONDS);
+				assertThat(springAi).hasSize(MiniLm.DIMENSIONS)
+					.containsExactly(context.getBean(TextEmbeddingModel.class).embed("hello"));
+				assertThat(langchain4j).containsExactly(springAi);
+			});
+	}
+
+	@Test
 	void noModelsMakeNoModelBeans() {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed().doesNotHaveBean(TextEmbeddingModel.class)
@@ -342,6 +363,24 @@ class UformModelsAutoConfigurationTest {
 					io.uform.onnxruntime.ModelSource.classPath("all-minilm-l6-v2-q.onnx"),
 					io.uform.onnxruntime.ModelSource.classPath("all-minilm-l6-v2-q-tokenizer.json"),
 					io.uform.onnxruntime.TextEmbeddingOptions.defaults().withName("mine").withMaxTokens(256));
+		}
+	}
+
+	/** {@code @Async} methods on the RAM executor's view that embed, as a user writes them. */
+	@Configuration(proxyBeanMethods = false)
+	@org.springframework.scheduling.annotation.EnableAsync
+	static class AsyncEmbedding {
+
+		@org.springframework.scheduling.annotation.Async(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME)
+		public java.util.concurrent.CompletableFuture<float[]> springAi(
+				org.springframework.ai.embedding.EmbeddingModel model, String text) {
+			return java.util.concurrent.CompletableFuture.completedFuture(model.embed(text));
+		}
+
+		@org.springframework.scheduling.annotation.Async(UformAutoConfiguration.RAM_EXECUTOR_BEAN_NAME)
+		public java.util.concurrent.CompletableFuture<float[]> langchain4j(
+				dev.langchain4j.model.embedding.EmbeddingModel model, String text) {
+			return java.util.concurrent.CompletableFuture.completedFuture(model.embed(text).content().vector());
 		}
 	}
 
