@@ -13,6 +13,7 @@ import java.util.TreeSet;
 import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.BeanUtils;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.context.properties.bind.AbstractBindHandler;
@@ -163,6 +164,10 @@ public class UformUnknownProperties implements EnvironmentPostProcessor, Ordered
 		Set<String> candidates = new TreeSet<>(metadata.names());
 		candidates.addAll(OTHER_SPRING_NAMES);
 		bound.names().forEach((name) -> candidates.add(withoutIndices(name)));
+		candidates.addAll(bound.tried());
+		// A map of free keys (a metadata "map") makes any key under it valid; one whose values uform binds
+		// field by field (a model entry) does not: there the binder has said which keys it took.
+		mapShapes.removeAll(bound.beanMapShapes());
 		unknown.forEach((group, found) -> {
 			boolean element = group.endsWith("[]");
 			String shape = (element) ? group.substring(0, group.length() - 2) : group;
@@ -276,12 +281,25 @@ public class UformUnknownProperties implements EnvironmentPostProcessor, Ordered
 		Set<String> written = new HashSet<>();
 		Set<String> listShapes = new HashSet<>();
 		Set<String> textShapes = new HashSet<>();
+		Set<String> beanMapShapes = new HashSet<>();
+		Set<String> tried = new HashSet<>();
 		Binder.get(environment).bind("uform", Bindable.of(UformProperties.class), new AbstractBindHandler() {
 
 			@Override
 			public <T> Bindable<T> onStart(ConfigurationPropertyName name, Bindable<T> target, BindContext context) {
 				// Every property the binder tries, set or not: the list-typed ones, by their type.
 				ResolvableType type = target.getType();
+				for (String map : beanMapShapes) {
+					// A model entry's fields, set or not: the metadata has the map alone, so only the
+					// binder can suggest 'truncate' for 'truncte' there.
+					if (shape(name).startsWith(map + ".")) {
+						tried.add(withoutIndices(name));
+					}
+				}
+				if (Map.class.isAssignableFrom(type.toClass())
+						&& !BeanUtils.isSimpleValueType(type.asMap().getGeneric(1).toClass())) {
+					beanMapShapes.add(shape(name));
+				}
 				if (type.isArray() || Collection.class.isAssignableFrom(type.toClass())) {
 					listShapes.add(shape(name));
 				}
@@ -312,15 +330,17 @@ public class UformUnknownProperties implements EnvironmentPostProcessor, Ordered
 				}
 			}
 		});
-		return new Bound(names, written, listShapes, textShapes);
+		return new Bound(names, written, listShapes, textShapes, beanMapShapes, tried);
 	}
 
 	/**
-	 * What binding consumed: canonical names, and the keys as their sources hold them; and the shapes
-	 * of the list-typed and of the text properties it tried, whether or not a source set them.
+	 * What binding consumed: canonical names, and the keys as their sources hold them; the shapes of
+	 * the list-typed and of the text properties it tried, whether or not a source set them; the shapes
+	 * of the maps whose values are objects it binds field by field ({@code uform.models}), under which
+	 * a key it did not consume is unknown; and the names it tried under those, for the suggestions.
 	 */
 	private record Bound(Set<ConfigurationPropertyName> names, Set<String> written, Set<String> listShapes,
-			Set<String> textShapes) {
+			Set<String> textShapes, Set<String> beanMapShapes, Set<String> tried) {
 	}
 
 	/**

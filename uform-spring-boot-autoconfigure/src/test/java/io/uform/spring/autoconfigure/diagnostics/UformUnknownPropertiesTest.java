@@ -100,6 +100,27 @@ class UformUnknownPropertiesTest {
 	}
 
 	@Test
+	void aMisspelledKeyOfAModelEntryIsNamedWithTheEntrysNearestKeyAndItsValidKeysAreQuiet(CapturedOutput output) {
+		// uform.models is a map in the metadata, but uform binds each entry field by field: a key the
+		// binder did not take there binds to nothing, as elsewhere under uform.
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("uform.models.minilm.model", "classpath:/model.onnx");
+		properties.put("uform.models.minilm.max-texts", "64");
+		properties.put("uform.models.minilm.slotWait", "1s");
+		properties.put("uform.models.minilm.truncte", "true");
+		properties.put("uform.models.other.max-token", "128");
+		fromCommandLine(properties);
+		postProcess();
+		assertThat(output).contains("Unknown property 'uform.models.minilm.truncte' (set in "
+				+ "\"uform.models.minilm.truncte\" from property source \"commandLineArgs\") binds to nothing and is "
+				+ "ignored; did you mean 'uform.models.minilm.truncate'?")
+			.contains("Unknown property 'uform.models.other.max-token' (set in \"uform.models.other.max-token\" from "
+					+ "property source \"commandLineArgs\") binds to nothing and is ignored; did you mean "
+					+ "'uform.models.other.max-tokens'?");
+		assertThat(unknownLines(output)).as("only the two misspelled keys").isEqualTo(2);
+	}
+
+	@Test
 	void aSingleValuePropertyWrittenAsAListIsNamedAsBindingToNothing(CapturedOutput output) {
 		fromCommandLine(Map.of("uform.ram.threads[0]", "8"));
 		UformProperties bound = org.springframework.boot.context.properties.bind.Binder.get(this.environment)
