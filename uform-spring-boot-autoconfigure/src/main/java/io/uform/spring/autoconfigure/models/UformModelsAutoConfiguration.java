@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -15,6 +16,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
+import org.springframework.http.ProblemDetail;
 
 import io.uform.onnxruntime.TextEmbeddingModel;
 import io.uform.spring.autoconfigure.UformAutoConfiguration;
@@ -34,8 +36,9 @@ import io.uform.spring.autoconfigure.UformAutoConfiguration;
  * With one entry its beans are primary; with several, only those of the entry that says
  * {@code primary: true}. {@link UformModels} loads them and reports on them (the {@code uform}
  * endpoint and info show the reports); where Micrometer is, {@link UformModelMetrics} binds their meters,
- * and where {@code spring-boot-health} is, {@link UformModelsHealthIndicator} is the {@code uformModels}
- * health.
+ * where {@code spring-boot-health} is, {@link UformModelsHealthIndicator} is the {@code uformModels}
+ * health, and in a web application {@link ModelErrorResponses} answers a model's refusals as 400 and
+ * 503 problem details.
  */
 @AutoConfiguration(after = UformAutoConfiguration.class,
 		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -64,6 +67,18 @@ public final class UformModelsAutoConfiguration {
 	@Import(ModelBeanRegistrars.Langchain4j.class)
 	static class Langchain4jConfiguration {
 
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication
+	@ConditionalOnClass(ProblemDetail.class)
+	static class WebConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "uformModelErrorResponses")
+		ModelErrorResponses uformModelErrorResponses() {
+			return new ModelErrorResponses();
+		}
 	}
 
 	@Configuration(proxyBeanMethods = false)
