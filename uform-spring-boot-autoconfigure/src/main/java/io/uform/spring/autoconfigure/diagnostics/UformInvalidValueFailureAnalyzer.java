@@ -23,6 +23,9 @@ import io.uform.spring.autoconfigure.ConfiguredProperties;
 class UformInvalidValueFailureAnalyzer extends AbstractFailureAnalyzer<InvalidConfigurationPropertyValueException>
 		implements Ordered {
 
+	/** The value a report gives a required property that is not set (a model's file: ModelResources). */
+	private static final String UNSET = "(unset)";
+
 	private final @Nullable Environment environment;
 
 	UformInvalidValueFailureAnalyzer(@Nullable Environment environment) {
@@ -53,9 +56,11 @@ class UformInvalidValueFailureAnalyzer extends AbstractFailureAnalyzer<InvalidCo
 			.append(System.lineSeparator())
 			.append(System.lineSeparator())
 			.append(cause.getReason());
-		String action = "Update " + name + " in your configuration to a value the reason above names, or remove it "
-				+ "so that uform derives it from this machine (uform-info, or /actuator/uform, shows what uform sees "
-				+ "here).";
+		// A required property left unset (a model's file) has nothing uform could derive in its place.
+		String action = UNSET.equals(cause.getValue()) ? "Set " + name + " in your configuration, as the reason above says."
+				: "Update " + name + " in your configuration to a value the reason above names, or remove it "
+						+ "so that uform derives it from this machine (uform-info, or /actuator/uform, shows what uform "
+						+ "sees here).";
 		return new FailureAnalysis(description.toString(), action, cause);
 	}
 }

@@ -55,7 +55,9 @@ class ModelFailureReportsTest {
 	void aModelWithoutItsFileSaysWhatToSet(CapturedOutput output) {
 		String report = failedStart(output, "--uform.models.minilm.tokenizer=" + MiniLm.TOKENIZER);
 		assertThat(report).contains("Invalid value '(unset)' for configuration property 'uform.models.minilm.model'")
-			.contains("model 'minilm' needs its ONNX file");
+			.contains("model 'minilm' needs its ONNX file")
+			.contains("Set uform.models.minilm.model in your configuration, as the reason above says.")
+			.doesNotContain("derives it from this machine");
 	}
 
 	@Test
