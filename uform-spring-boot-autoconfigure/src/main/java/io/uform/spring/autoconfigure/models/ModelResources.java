@@ -53,6 +53,12 @@ final class ModelResources {
 		}
 		String written = environment.getProperty(property, resource.getDescription());
 		if (!resource.exists()) {
+			if (resource instanceof ClassPathResource && !written.contains(":") && new File(written).isFile()) {
+				// A bare path is a class-path location to Spring, though the user meant the file it names.
+				throw new InvalidConfigurationPropertyValueException(property, written, "there is no "
+						+ resource.getDescription() + ", since a location without a prefix is looked up on the class "
+						+ "path; the file " + written + " exists: write it as 'file:" + written + "'");
+			}
 			throw new InvalidConfigurationPropertyValueException(property, written, "there is no " + resource.getDescription()
 					+ ". " + nearby(resource) + ". Point it at the file ('file:' for the file system, 'classpath:' for "
 					+ "the class path, e.g. a model jar)");

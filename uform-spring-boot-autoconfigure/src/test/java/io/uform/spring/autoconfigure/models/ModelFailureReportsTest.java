@@ -52,6 +52,16 @@ class ModelFailureReportsTest {
 	}
 
 	@Test
+	void aBarePathToAFileThatExistsSaysToWriteItWithFile(CapturedOutput output, @TempDir Path folder) throws Exception {
+		Path model = Files.writeString(folder.resolve("model.onnx"), "");
+		String report = failedStart(output, "--uform.models.minilm.model=" + model,
+				"--uform.models.minilm.tokenizer=" + MiniLm.TOKENIZER);
+		assertThat(report).contains("'uform.models.minilm.model'")
+			.contains("a location without a prefix is looked up on the class path; the file " + model
+					+ " exists: write it as 'file:" + model + "'");
+	}
+
+	@Test
 	void aModelWithoutItsFileSaysWhatToSet(CapturedOutput output) {
 		String report = failedStart(output, "--uform.models.minilm.tokenizer=" + MiniLm.TOKENIZER);
 		assertThat(report).contains("Invalid value '(unset)' for configuration property 'uform.models.minilm.model'")
