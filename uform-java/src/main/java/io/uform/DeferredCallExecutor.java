@@ -3,6 +3,8 @@ package io.uform;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Future;
+import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.RejectedExecutionException;
 
 import io.uform.UformException.Status;
@@ -36,7 +38,10 @@ import io.uform.host.WrappedCall;
  * <li>A task that throws is reported to the uncaught-exception handler of the deferred thread, right
  * after it, as a {@link java.util.concurrent.ThreadPoolExecutor} reports a task that throws on its
  * worker; one that the executor drops unstarted when a bounded free gives up is reported on the
- * thread that completes the drop. The executor stays usable. A handler that blocks holds up the tasks
+ * thread that completes the drop; one that is a {@link RunnableFuture} (a {@code submit} method's, an
+ * {@code @Async} method's) is cancelled instead, as Spring's own executors cancel what their shutdown
+ * drops, so its waiter gets a {@link java.util.concurrent.CancellationException}. The executor stays
+ * usable. A handler that blocks holds up the tasks
  * behind. Wrap the task in a {@link java.util.concurrent.FutureTask} (as {@code submit} methods do)
  * to receive the failure instead.</li>
  * </ul>
@@ -98,7 +103,7 @@ public final class DeferredCallExecutor implements java.util.concurrent.Executor
 		try {
 			// Without a future: none would reach the submitter, and completing one would wake a
 			// completion thread per task only to find nothing attached but the failure report.
-			this.executor.deferWithoutFuture(new Task(task), this.maxWait, DeferredCallExecutor::reportFailure);
+			this.executor.deferWithoutFuture(new Task(task), this.maxWait, (failure) -> ended(task, failure));
 		}
 		catch (UformException ex) {
 			if (ex.status() == Status.FREED || ex.status() == Status.TIMEOUT || ex.status() == Status.INTERRUPTED) {
@@ -139,8 +144,20 @@ public final class DeferredCallExecutor implements java.util.concurrent.Executor
 		}
 	}
 
-	private static void reportFailure(Throwable failure) {
-		if (failure != null) {
+	/**
+	 * A task's end: a failure is reported; a task that is a {@link Future} and never ran (a bounded free
+	 * dropped it) is cancelled first, as Spring's own executors cancel what their shutdown drops. For a
+	 * {@link RunnableFuture} (what {@code submit} methods and {@code @Async} hand over) the cancellation
+	 * tells whoever waits on it, so it is not reported too.
+	 */
+	private static void ended(Runnable task, Throwable failure) {
+		if (failure == null) {
+			return;
+		}
+		if (task instanceof Future<?> future && !future.isDone()) {
+			future.cancel(false);
+		}
+		if (!(task instanceof RunnableFuture<?>)) {
 			report(failure);
 		}
 	}

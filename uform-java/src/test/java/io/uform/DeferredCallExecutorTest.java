@@ -241,6 +241,36 @@ class DeferredCallExecutorTest {
 	}
 
 	@Test
+	void aFutureTaskThatABoundedFreeDropsIsCancelledSoItsWaiterIsToldAndNothingIsReported() throws Exception {
+		Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(1));
+		DeferredCallExecutor view = DeferredCallExecutor.of(executor);
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		view.execute(() -> {
+			running.countDown();
+			ExecutorForkTest.awaitQuietly(release);
+		});
+		running.await();
+		// What Spring's TaskExecutorAdapter.submit (and so @Async) hands the view.
+		java.util.concurrent.FutureTask<String> dropped = new java.util.concurrent.FutureTask<>(() -> "never");
+		view.execute(dropped);
+		Thread freeing = new Thread(() -> {
+			try {
+				executor.free(Duration.ofMillis(50));
+			}
+			catch (UformException ex) {
+				// The running task outlived the period: expected.
+			}
+		});
+		freeing.start();
+		assertThatThrownBy(() -> dropped.get(10, TimeUnit.SECONDS))
+			.isInstanceOf(java.util.concurrent.CancellationException.class);
+		release.countDown();
+		freeing.join();
+		assertThat(this.reported).isEmpty();
+	}
+
+	@Test
 	void aTaskThatSubmitsAnotherAndWaitsForItCompletesEvenWithEverySlotTaken() throws Exception {
 		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2).withDeferredLimit(1))) {
 			DeferredCallExecutor view = DeferredCallExecutor.of(executor, Duration.ZERO);
