@@ -34,6 +34,7 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.util.ClassUtils;
 
 import io.uform.SimulatedGpus;
 import io.uform.Uform;
@@ -86,6 +87,11 @@ public class UformUnknownProperties implements EnvironmentPostProcessor, Ordered
 
 	private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("uform");
 
+	private static final ConfigurationPropertyName MODELS = ConfigurationPropertyName.of("uform.models");
+
+	/** Named, not referenced: the starter runs without {@code uform-onnxruntime}. */
+	private static final String ONNXRUNTIME_MODEL = "io.uform.onnxruntime.TextEmbeddingModel";
+
 	/** Spring names that do not bind to {@link UformProperties} but are read elsewhere. */
 	private static final Set<String> OTHER_SPRING_NAMES = Set.of(
 			UformSimulatedDevices.COUNT_PROPERTY,
@@ -112,6 +118,7 @@ public class UformUnknownProperties implements EnvironmentPostProcessor, Ordered
 		if (keys.isEmpty()) {
 			return;
 		}
+		warnOfModelsWithoutOnnxRuntime(keys, application.getClassLoader());
 		Bound bound;
 		try {
 			bound = boundNames(environment);
@@ -182,6 +189,28 @@ public class UformUnknownProperties implements EnvironmentPostProcessor, Ordered
 				this.logger.warn(message(found, nearest(shape, candidates)));
 			}
 		});
+	}
+
+	/**
+	 * Warns once where {@code uform.models} names models but {@code uform-onnxruntime}, which makes them,
+	 * is not on the class path: the entries bind, and without this nothing would say why no model
+	 * bean exists.
+	 */
+	private void warnOfModelsWithoutOnnxRuntime(List<Key> keys, ClassLoader classLoader) {
+		if (ClassUtils.isPresent(ONNXRUNTIME_MODEL, classLoader)) {
+			return;
+		}
+		Set<String> models = new TreeSet<>();
+		for (Key key : keys) {
+			if (MODELS.isAncestorOf(key.name) && key.name.getNumberOfElements() > MODELS.getNumberOfElements()) {
+				models.add(key.name.getElement(MODELS.getNumberOfElements(), Form.ORIGINAL));
+			}
+		}
+		if (!models.isEmpty()) {
+			this.logger.warn("uform.models configures " + String.join(", ", models) + ", but io.uform:uform-onnxruntime, "
+					+ "which makes models, is not on the class path, so no model bean is made: add that dependency "
+					+ "beside the starter (docs/models.md)");
+		}
 	}
 
 	/**

@@ -121,6 +121,21 @@ class UformUnknownPropertiesTest {
 	}
 
 	@Test
+	void modelsWithoutUformOnnxruntimeOnTheClassPathAreNamedWithTheDependencyToAdd(CapturedOutput output) {
+		fromCommandLine(Map.of("uform.models.minilm.model", "classpath:/model.onnx", "uform.models.e5.pooling", "cls"));
+		postProcess(withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader("io.uform.onnxruntime")));
+		assertThat(output).contains("uform.models configures e5, minilm, but io.uform:uform-onnxruntime, which makes "
+				+ "models, is not on the class path, so no model bean is made: add that dependency beside the starter");
+	}
+
+	@Test
+	void modelsWithUformOnnxruntimeOnTheClassPathAreQuiet(CapturedOutput output) {
+		fromCommandLine(Map.of("uform.models.minilm.model", "classpath:/model.onnx"));
+		postProcess();
+		assertThat(output).doesNotContain("uform-onnxruntime");
+	}
+
+	@Test
 	void aSingleValuePropertyWrittenAsAListIsNamedAsBindingToNothing(CapturedOutput output) {
 		fromCommandLine(Map.of("uform.ram.threads[0]", "8"));
 		UformProperties bound = org.springframework.boot.context.properties.bind.Binder.get(this.environment)
