@@ -55,6 +55,9 @@ import io.uform.host.ThreadPinner;
  * cannot wait for a slot is refused at once instead: a deferred call, and a task of this executor
  * (the call holding a slot may be waiting for that task's fork). Futures complete on uform's
  * completion threads, never on the deferred thread, so continuations cannot stall or deadlock it.
+ * A blocking {@code get()} or {@code join()} from the deferred thread on a deferred call that has not
+ * run yet would wait for ever (it runs only after the waiting call returns), and fails at once with
+ * {@link Status#INVALID_ARGUMENT} instead.
  * Cancelling a future before its call starts means the call never runs.
  *
  * <h2>Hooks</h2>

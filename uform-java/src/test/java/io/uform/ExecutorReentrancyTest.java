@@ -99,6 +99,37 @@ class ExecutorReentrancyTest {
 	}
 
 	@Test
+	void aDeferredCallThatBlocksOnAPendingCallOfItsOwnExecutorIsRefusedNotHungForEver() throws Exception {
+		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2).withDeferredLimit(4))) {
+			for (String how : new String[] { "get", "join", "timed" }) {
+				CompletableFuture<Integer> outer = executor.defer(() -> {
+					CompletableFuture<Integer> inner = executor.defer(() -> 1);
+					return switch (how) {
+						case "get" -> inner.get();
+						case "join" -> inner.join();
+						default -> inner.get(1, TimeUnit.DAYS);
+					};
+				});
+				assertThatThrownBy(() -> outer.get(10, TimeUnit.SECONDS)).as(how)
+					.hasCauseInstanceOf(UformException.class)
+					.hasMessageContaining("it would wait for ever");
+			}
+			// A future already complete answers on the deferred thread, and a fork's task may wait for a call
+			// that does not fork: the deferred thread is free to run it.
+			CompletableFuture<Integer> done = executor.defer(() -> 2);
+			assertThat(done.get(10, TimeUnit.SECONDS)).isEqualTo(2);
+			assertThat(executor.defer(() -> done.join()).get(10, TimeUnit.SECONDS)).isEqualTo(2);
+			int[] fromTask = new int[2];
+			executor.forThreads((thread, colocation) -> {
+				if (thread == 1) {
+					fromTask[1] = executor.defer(() -> 3).join();
+				}
+			});
+			assertThat(fromTask[1]).isEqualTo(3);
+		}
+	}
+
+	@Test
 	void aForkTaskMayDeferWithoutWaitingWhenASlotIsFree() throws Exception {
 		try (Executor executor = Executor.forRam(ExecutorForRamConfig.defaults().withThreads(2).withDeferredLimit(4))) {
 			CompletableFuture<?>[] futures = new CompletableFuture<?>[2];

@@ -43,6 +43,8 @@ import io.uform.failure.FailureFactory;
  * hold up, or deadlock, the runner. A call submitted without a future ({@link #submitWithoutFuture})
  * has a future no one else holds, so nothing can be attached to it: its end is heard on the runner,
  * and its future is left as it is (only {@link #abandonQueued} completes it).</li>
+ * <li>The runner never blocks on a pending call's future ({@link DeferredFuture}): that call runs
+ * only after the runner's current one returns, so the wait is refused rather than left to last for ever.</li>
  * <li>A thread that cannot wait for a slot never does: the runner (a call that defers while all
  * slots are taken would wait for itself) and a thread inside a task of the executor (the running
  * call may be waiting for that task's fork). From them, a full limit is an immediate rejection.</li>
@@ -239,7 +241,7 @@ public final class DeferredCalls {
 		CompletableFuture<T> future;
 		DeferredCall<T> queued;
 		try {
-			future = new CompletableFuture<>();
+			future = new DeferredFuture<>(this);
 			queued = new DeferredCall<>(this, 0, call, future, ended, accepted);
 		}
 		catch (Throwable ex) {
@@ -656,6 +658,15 @@ public final class DeferredCalls {
 	 */
 	public boolean isCompletingHere() {
 		return DeferredCompletions.isCompletingFor(this);
+	}
+
+	/**
+	 * The refusal of a blocking wait on the runner for one of these calls' futures.
+	 * @param what the method refused, like {@code get()}
+	 * @return the exception to throw
+	 */
+	RuntimeException waitsBehindItself(String what) {
+		return this.refusals.waitBehindItself(what);
 	}
 
 	/**

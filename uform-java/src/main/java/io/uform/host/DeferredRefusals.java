@@ -62,6 +62,14 @@ final class DeferredRefusals {
 				+ this.name + "', which would wait for itself; call " + what + " from outside the executor");
 	}
 
+	/** A blocking wait, on the runner, for a deferred call of the same executor that has not run. */
+	RuntimeException waitBehindItself(String what) {
+		return this.errors.invalidArgument(what + " was called on the future of a deferred call of '" + this.name
+				+ "' from inside another deferred call of it; calls run one at a time, so the awaited one runs only "
+				+ "after this one returns: it would wait for ever. Do the work inline here (Executor.isOwnThread() "
+				+ "tells where), or chain it (thenApply, thenAccept) instead of waiting");
+	}
+
 	/** A wait for the calls from a continuation that runs as one of them completes. */
 	RuntimeException waitFromContinuation(String what) {
 		return this.errors.invalidArgument(what + " was called from a continuation of a deferred call "
