@@ -43,7 +43,8 @@ public final class Uform {
 			"io.uform.host.InheritedAffinityPinner$OneNode", "io.uform.host.HostPool", "io.uform.host.HostWorker",
 			"io.uform.host.ForkDescriptor", "io.uform.host.ForkWait",
 			"io.uform.host.PaddedLong", "io.uform.host.CpuEscape", "io.uform.host.ForkFailure", "io.uform.host.DeferredCalls",
-			"io.uform.host.DeferredCall", "io.uform.host.DeferredCalls$Outcome", "io.uform.host.DroppedCalls",
+			"io.uform.host.DeferredCall", "io.uform.host.DeferredFuture", "io.uform.host.DeferredCalls$Outcome",
+			"io.uform.host.DroppedCalls",
 			"io.uform.host.DeferredCounts", "io.uform.host.DeferredSlots", "io.uform.host.DeferredExit",
 			"io.uform.host.DeferredRefusals",
 			"io.uform.host.DeferredCompletions", "io.uform.host.ExitHooks", "io.uform.gpu.EveryStep" };
