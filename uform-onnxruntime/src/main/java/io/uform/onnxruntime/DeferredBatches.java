@@ -222,14 +222,7 @@ final class DeferredBatches {
 			// A spare with nothing waiting: give the slot back at once.
 			return null;
 		}
-		try {
-			this.lanes.run(batch::work);
-		}
-		catch (RuntimeException | Error ex) {
-			batch.fail(ex);
-			throw ex;
-		}
-		heard(batch);
+		run(batch);
 		return null;
 	}
 
@@ -241,6 +234,12 @@ final class DeferredBatches {
 	private Served serveInline(Request request) {
 		Batch batch = new Batch();
 		batch.startInline(request);
+		run(batch);
+		return await(request);
+	}
+
+	/** Runs a started batch on every lane, then tells the listener; a failed fork fails its requests. */
+	private void run(Batch batch) {
 		try {
 			this.lanes.run(batch::work);
 		}
@@ -248,11 +247,6 @@ final class DeferredBatches {
 			batch.fail(ex);
 			throw ex;
 		}
-		heard(batch);
-		return await(request);
-	}
-
-	private void heard(Batch batch) {
 		try {
 			this.options.listener().embedded(batch.soFar());
 		}
