@@ -453,13 +453,9 @@ public final class Executor implements AutoCloseable {
 		if (maxWait != null && maxWait.isNegative()) {
 			throw UformException.invalid("maxWait", maxWait, "must be zero (reject at once) or positive, or null to wait");
 		}
-		DeferredCallDecorator decorator = this.deferredCallDecorator;
-		if (decorator != null) {
-			UformException.requireArgument(call, "deferred call", "pass a Callable or Runnable to defer()");
-			DeferredCallDecorator.Decoration decoration = decorator.decorate(this);
-			if (decoration != null) {
-				return DecoratedDeferredCall.submit(this.resources.deferred, decoration, call, maxWait);
-			}
+		DeferredCallDecorator.Decoration decoration = decorate(call);
+		if (decoration != null) {
+			return DecoratedDeferredCall.submit(this.resources.deferred, decoration, call, maxWait);
 		}
 		return this.resources.deferred.submit(call, maxWait);
 	}
@@ -476,15 +472,25 @@ public final class Executor implements AutoCloseable {
 	 * @throws UformException as {@link #defer(Callable, Duration)}
 	 */
 	void deferWithoutFuture(Callable<?> call, Duration maxWait, Consumer<Throwable> ended) {
-		DeferredCallDecorator decorator = this.deferredCallDecorator;
-		if (decorator != null) {
-			DeferredCallDecorator.Decoration decoration = decorator.decorate(this);
-			if (decoration != null) {
-				DecoratedDeferredCall.submitWithoutFuture(this.resources.deferred, decoration, call, maxWait, ended);
-				return;
-			}
+		DeferredCallDecorator.Decoration decoration = decorate(call);
+		if (decoration != null) {
+			DecoratedDeferredCall.submitWithoutFuture(this.resources.deferred, decoration, call, maxWait, ended);
+			return;
 		}
 		this.resources.deferred.submitWithoutFuture(call, maxWait, ended);
+	}
+
+	/**
+	 * The decoration of a deferred call about to be submitted, made on the submitting thread; {@code null}
+	 * without a decorator, or where the decorator leaves this call undecorated.
+	 */
+	private DeferredCallDecorator.Decoration decorate(Callable<?> call) {
+		DeferredCallDecorator decorator = this.deferredCallDecorator;
+		if (decorator == null) {
+			return null;
+		}
+		UformException.requireArgument(call, "deferred call", "pass a Callable or Runnable to defer()");
+		return decorator.decorate(this);
 	}
 
 	/**
