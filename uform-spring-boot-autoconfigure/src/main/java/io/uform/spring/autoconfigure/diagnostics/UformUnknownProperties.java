@@ -197,16 +197,14 @@ public class UformUnknownProperties implements EnvironmentPostProcessor, Ordered
 	 * bean exists.
 	 */
 	private void warnOfModelsWithoutOnnxRuntime(List<Key> keys, ClassLoader classLoader) {
-		if (ClassUtils.isPresent(ONNXRUNTIME_MODEL, classLoader)) {
-			return;
-		}
 		Set<String> models = new TreeSet<>();
 		for (Key key : keys) {
 			if (MODELS.isAncestorOf(key.name) && key.name.getNumberOfElements() > MODELS.getNumberOfElements()) {
 				models.add(key.name.getElement(MODELS.getNumberOfElements(), Form.ORIGINAL));
 			}
 		}
-		if (!models.isEmpty()) {
+		// Looked up only where models are configured: the lookup loads the class, on the main thread.
+		if (!models.isEmpty() && !ClassUtils.isPresent(ONNXRUNTIME_MODEL, classLoader)) {
 			this.logger.warn("uform.models configures " + String.join(", ", models) + ", but io.uform:uform-onnxruntime, "
 					+ "which makes models, is not on the class path, so no model bean is made: add that dependency "
 					+ "beside the starter (docs/models.md)");
