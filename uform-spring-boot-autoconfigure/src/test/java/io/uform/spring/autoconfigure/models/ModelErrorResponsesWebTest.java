@@ -1,10 +1,6 @@
 package io.uform.spring.autoconfigure.models;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -46,8 +42,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 @ExtendWith(OutputCaptureExtension.class)
 class ModelErrorResponsesWebTest {
-
-	private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
@@ -99,12 +93,7 @@ class ModelErrorResponsesWebTest {
 	}
 
 	private static HttpResponse<String> send(ConfigurableApplicationContext context, String path) throws Exception {
-		int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-			.timeout(Duration.ofSeconds(30))
-			.GET()
-			.build();
-		return http.send(request, HttpResponse.BodyHandlers.ofString());
+		return LocalServer.get(context, path);
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)

@@ -1,8 +1,5 @@
 package io.uform.spring.autoconfigure.models;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -35,8 +32,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class UformModelsActuatorWebTest {
-
-	private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
@@ -122,12 +117,7 @@ class UformModelsActuatorWebTest {
 	}
 
 	private static HttpResponse<String> send(String path) throws Exception {
-		int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-			.timeout(Duration.ofSeconds(30))
-			.GET()
-			.build();
-		return http.send(request, HttpResponse.BodyHandlers.ofString());
+		return LocalServer.get(context, path);
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
